@@ -1,0 +1,29 @@
+//! Embeds every `grammars/*.rules` file into the binary, so the shipped grammar needs no files at run time.
+use std::{env, fs, path::Path};
+
+fn main() {
+    let dir = Path::new("grammars");
+    println!("cargo:rerun-if-changed=grammars");
+    let mut files: Vec<_> = fs::read_dir(dir)
+        .expect("grammars/ exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "rules"))
+        .collect();
+    files.sort();
+    let mut out = String::from("pub const EMBEDDED_GRAMMARS: &[(&str, &str)] = &[\n");
+    for f in &files {
+        println!("cargo:rerun-if-changed={}", f.display());
+        let abs = fs::canonicalize(f).expect("grammar path");
+        out.push_str(&format!(
+            "    ({:?}, include_str!({:?})),\n",
+            format!("grammars/{}", f.file_name().unwrap().to_string_lossy()),
+            abs.display().to_string()
+        ));
+    }
+    out.push_str("];\n");
+    fs::write(
+        Path::new(&env::var("OUT_DIR").unwrap()).join("embedded_grammars.rs"),
+        out,
+    )
+    .unwrap();
+}

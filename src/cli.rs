@@ -1,0 +1,397 @@
+//! The command line: argument parsing and the `events`, `stats` and `grammar` commands.
+
+use crate::grammar::Grammar;
+use crate::input::{self, Source};
+use crate::layout::{builtin_by_name, Layout};
+use crate::scan::{InputScan, InputStats, ScanOptions, UnparsedLine};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use miette::{miette, Diagnostic, NamedSource, Report};
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+/// Exit codes: 0 nothing violated, 1 a violation, 2 a usage or input error.
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_VIOLATION: i32 = 1;
+pub const EXIT_ERROR: i32 = 2;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "ozone-conform",
+    version,
+    about = "Check Apache Ozone logs against formal models of Ozone's protocols"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print the abstract events found in the logs, one JSON object per line.
+    Events(InputArgs),
+    /// Print, per input: layout, records, unparsed lines and events by kind.
+    Stats {
+        #[command(flatten)]
+        inputs: InputArgs,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = StatsFormat::Text)]
+        format: StatsFormat,
+    },
+    /// Load and check the grammar (embedded rules plus --grammar directories) and list its rules.
+    Grammar {
+        /// Directory of *.rules files that add to or override the embedded rules.
+        #[arg(long = "grammar", value_name = "DIR")]
+        grammar: Vec<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum StatsFormat {
+    Text,
+    Json,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct InputArgs {
+    /// Log files, directories (searched recursively), globs, or `-` for stdin.
+    #[arg(value_name = "INPUTS", required = true)]
+    pub inputs: Vec<String>,
+    /// The log4j ConversionPattern of the inputs (as in log4j.properties), or a builtin layout name
+    /// (daemon, test, om-ha, audit, ...). Default: detected per input.
+    #[arg(long, value_name = "PATTERN")]
+    pub layout: Option<String>,
+    /// The node every record comes from (for stdin, where no file name tells).
+    #[arg(long, value_name = "NAME")]
+    pub node: Option<String>,
+    /// Directory of *.rules files that add to or override the embedded rules.
+    #[arg(long = "grammar", value_name = "DIR")]
+    pub grammar: Vec<PathBuf>,
+    /// Show every line that belongs to no record, with its location.
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
+#[derive(Debug, thiserror::Error, Diagnostic)]
+#[error("invalid --layout pattern: {message}")]
+#[diagnostic(
+    code(ozone_conform::layout),
+    help("write the pattern as in log4j.properties, e.g. '%d{{ISO8601}} [%t] %p %c: %m%n'")
+)]
+struct LayoutArgError {
+    message: String,
+    #[source_code]
+    src: NamedSource<String>,
+    #[label("here")]
+    span: miette::SourceSpan,
+}
+
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(report) => {
+            if is_broken_pipe(&report) {
+                return EXIT_OK;
+            }
+            eprintln!("{report:?}");
+            EXIT_ERROR
+        }
+    }
+}
+
+/// Writing the output failed (a closed pipe is not an error: `| head` is a normal way to stop).
+#[derive(Debug, thiserror::Error, Diagnostic)]
+#[error("cannot write the output: {0}")]
+#[diagnostic(code(ozone_conform::output))]
+pub struct OutputError(pub io::Error);
+
+pub fn out_err(e: io::Error) -> Report {
+    Report::new(OutputError(e))
+}
+
+fn is_broken_pipe(report: &Report) -> bool {
+    report
+        .downcast_ref::<OutputError>()
+        .is_some_and(|e| e.0.kind() == io::ErrorKind::BrokenPipe)
+}
+
+pub fn run(cli: Cli) -> Result<i32, Report> {
+    match cli.command {
+        Command::Events(args) => cmd_events(&args),
+        Command::Stats { inputs, format } => cmd_stats(&inputs, format),
+        Command::Grammar { grammar } => cmd_grammar(&grammar),
+    }
+}
+
+/// Everything a command needs to read its inputs.
+pub struct Prepared {
+    pub sources: Vec<Source>,
+    pub grammar: Grammar,
+    pub options: ScanOptions,
+}
+
+pub fn prepare(args: &InputArgs) -> Result<Prepared, Report> {
+    let grammar = Grammar::with_overrides(&args.grammar)?;
+    let layout = match &args.layout {
+        None => None,
+        Some(p) => Some(match builtin_by_name(p) {
+            Some(l) => l,
+            None => Layout::compile("given", p).map_err(|e| LayoutArgError {
+                message: e.message,
+                src: NamedSource::new("--layout", p.clone()),
+                span: (e.offset, e.len).into(),
+            })?,
+        }),
+    };
+    let sources = input::resolve(&args.inputs)?;
+    if sources.iter().filter(|s| **s == Source::Stdin).count() > 1 {
+        return Err(miette!("`-` (stdin) can be given only once"));
+    }
+    Ok(Prepared {
+        sources,
+        grammar,
+        options: ScanOptions {
+            layout,
+            node: args.node.clone(),
+        },
+    })
+}
+
+/// Makes log text safe to print on a terminal: control characters and escape sequences are shown escaped.
+pub fn sanitize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && c != '\t' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn report_unparsed(verbose: bool, path: &str) -> impl FnMut(&UnparsedLine) + '_ {
+    move |u: &UnparsedLine| {
+        if verbose {
+            eprintln!(
+                "{path}:{}: unparsed ({}): {}",
+                u.line,
+                reason_name(u),
+                sanitize(&u.text)
+            );
+        }
+    }
+}
+
+fn reason_name(u: &UnparsedLine) -> String {
+    serde_json::to_value(u.reason)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
+}
+
+/// Prints input errors to stderr; returns whether there were any.
+pub fn report_input_errors(stats: &InputStats) -> bool {
+    for e in &stats.errors {
+        eprintln!(
+            "{:?}",
+            miette!(code = "ozone_conform::input", "{}", sanitize(e))
+        );
+    }
+    !stats.errors.is_empty()
+}
+
+fn cmd_events(args: &InputArgs) -> Result<i32, Report> {
+    let p = prepare(args)?;
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut had_errors = false;
+    let mut write_error: Option<io::Error> = None;
+    for (i, source) in p.sources.iter().enumerate() {
+        let path = source.display();
+        let stats = InputScan::run(
+            i as u32,
+            source,
+            &p.grammar,
+            &p.options,
+            |event| {
+                if write_error.is_none() {
+                    let line = event.to_json(&path);
+                    if let Err(e) = serde_json::to_writer(&mut out, &line)
+                        .map_err(io::Error::from)
+                        .and_then(|_| out.write_all(b"\n"))
+                    {
+                        write_error = Some(e);
+                    }
+                }
+            },
+            report_unparsed(args.verbose, &path),
+        );
+        if let Some(e) = write_error.take() {
+            return Err(out_err(e));
+        }
+        had_errors |= report_input_errors(&stats);
+        if stats.unparsed > 0 && !args.verbose {
+            eprintln!(
+                "{}: {} line(s) belong to no record (--verbose shows them)",
+                sanitize(&path),
+                stats.unparsed
+            );
+        }
+    }
+    out.flush().map_err(out_err)?;
+    Ok(if had_errors { EXIT_ERROR } else { EXIT_OK })
+}
+
+fn cmd_stats(args: &InputArgs, format: StatsFormat) -> Result<i32, Report> {
+    let p = prepare(args)?;
+    let mut all = Vec::new();
+    let mut had_errors = false;
+    for (i, source) in p.sources.iter().enumerate() {
+        let path = source.display();
+        let stats = InputScan::run(
+            i as u32,
+            source,
+            &p.grammar,
+            &p.options,
+            |_| {},
+            report_unparsed(args.verbose, &path),
+        );
+        had_errors |= report_input_errors(&stats);
+        all.push(stats);
+    }
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    match format {
+        StatsFormat::Json => {
+            serde_json::to_writer_pretty(
+                &mut out,
+                &serde_json::json!({ "version": 1, "inputs": all }),
+            )
+            .map_err(|e| miette!("{e}"))?;
+            writeln!(out).map_err(out_err)?;
+        }
+        StatsFormat::Text => {
+            for s in &all {
+                write_stats_text(&mut out, s).map_err(out_err)?;
+            }
+        }
+    }
+    Ok(if had_errors { EXIT_ERROR } else { EXIT_OK })
+}
+
+fn write_stats_text(out: &mut impl Write, s: &InputStats) -> io::Result<()> {
+    writeln!(out, "{}", sanitize(&s.path))?;
+    match (&s.layout, &s.pattern) {
+        (Some(name), Some(pattern)) => writeln!(
+            out,
+            "  layout      {name} ({}){}: {pattern}",
+            s.layout_from,
+            if s.docker_prefixes {
+                ", docker-compose prefixes"
+            } else {
+                ""
+            }
+        )?,
+        _ => writeln!(out, "  layout      none fits")?,
+    }
+    let nodes: Vec<String> = s
+        .nodes
+        .iter()
+        .map(|(n, from)| format!("{} ({from})", sanitize(n)))
+        .collect();
+    writeln!(
+        out,
+        "  nodes       {}",
+        if nodes.is_empty() {
+            "unknown".to_string()
+        } else {
+            nodes.join(", ")
+        }
+    )?;
+    writeln!(out, "  bytes       {}", s.bytes)?;
+    writeln!(out, "  lines       {}", s.lines)?;
+    writeln!(
+        out,
+        "  records     {} ({} continuation lines)",
+        s.records, s.continuation_lines
+    )?;
+    for (layout, n) in &s.records_in_other_layouts {
+        writeln!(out, "              {n} in layout {layout}")?;
+    }
+    let reasons: Vec<String> = s
+        .unparsed_by_reason
+        .iter()
+        .map(|(r, n)| {
+            format!(
+                "{n} {}",
+                serde_json::to_value(r)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default()
+            )
+        })
+        .collect();
+    writeln!(
+        out,
+        "  unparsed    {}{}",
+        s.unparsed,
+        if reasons.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", reasons.join(", "))
+        }
+    )?;
+    if s.long_lines > 0 {
+        writeln!(
+            out,
+            "  long lines  {} (longer than 16 MiB, matched on their first 16 MiB)",
+            s.long_lines
+        )?;
+    }
+    writeln!(out, "  events      {}", s.events)?;
+    for (kind, n) in &s.events_by_kind {
+        writeln!(out, "    {kind:<32} {n}")?;
+    }
+    Ok(())
+}
+
+fn cmd_grammar(dirs: &[PathBuf]) -> Result<i32, Report> {
+    let g = Grammar::with_overrides(dirs)?;
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    for r in &g.rules {
+        let loggers = if r.loggers.is_empty() {
+            "*".to_string()
+        } else {
+            r.loggers.join(",")
+        };
+        let levels: Vec<&str> = r.levels.iter().map(|l| l.name()).collect();
+        writeln!(
+            out,
+            "{}\t{}\t{}\t{}\t{}:{}",
+            r.id,
+            r.component.name(),
+            levels.join("|"),
+            loggers,
+            r.origin.0,
+            r.origin.1
+        )
+        .map_err(out_err)?;
+    }
+    writeln!(
+        out,
+        "{} rules, {} samples checked",
+        g.rules.len(),
+        g.rules.iter().map(|r| r.samples.len()).sum::<usize>()
+    )
+    .map_err(out_err)?;
+    Ok(EXIT_OK)
+}

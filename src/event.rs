@@ -1,0 +1,80 @@
+//! Abstract events: what a rule made of a record, and where that record is.
+
+use crate::layout::Level;
+use crate::time::Timestamp;
+use crate::value::Value;
+use crate::vocab::{Component, EventKind};
+use serde_json::{json, Map, Value as Json};
+use std::sync::Arc;
+
+/// Where a record is: input, first line (1-based) and byte range in the (decompressed) input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Span {
+    pub input: u32,
+    pub line: u64,
+    pub byte_offset: u64,
+    pub byte_len: u64,
+}
+
+/// How an event's node was told.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NodeSource {
+    /// `--node NAME`.
+    Cli,
+    /// `ozone-<user>-<service>-<host>.log` and the audit/container log names.
+    FileName,
+    /// docker-compose's `name_1  | ` prefix.
+    DockerPrefix,
+    /// The `host = name/ip` line of the process's STARTUP_MSG banner.
+    Banner,
+    /// A node-id thread-name prefix (`scm1-SCMInstallSnapshot-0`), in single-JVM integration tests.
+    ThreadPrefix,
+    /// A Ratis member id (`<peer>@group-<hex>`) in the thread name or at the start of the message.
+    RatisMember,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    pub kind: EventKind,
+    /// Index of the rule in the grammar.
+    pub rule: u32,
+    pub component: Component,
+    pub node: Option<Arc<str>>,
+    pub node_from: Option<NodeSource>,
+    pub time: Option<Timestamp>,
+    pub level: Option<Level>,
+    pub thread: Arc<str>,
+    pub fields: Vec<(&'static str, Value)>,
+    pub span: Span,
+}
+
+impl Event {
+    pub fn field(&self, name: &str) -> Option<&Value> {
+        self.fields.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
+
+    /// The JSON-lines form printed by `ozone-conform events`.
+    pub fn to_json(&self, path: &str) -> Json {
+        let mut fields = Map::new();
+        for (name, value) in &self.fields {
+            fields.insert((*name).to_string(), value.to_json());
+        }
+        json!({
+            "event": self.kind.name(),
+            "node": self.node.as_deref(),
+            "node_from": self.node_from,
+            "component": self.component,
+            "time": self.time.map(|t| t.to_string()),
+            "level": self.level,
+            "thread": &*self.thread,
+            "fields": fields,
+            "source": {
+                "path": path,
+                "line": self.span.line,
+                "byte_offset": self.span.byte_offset,
+                "byte_len": self.span.byte_len,
+            },
+        })
+    }
+}

@@ -1,0 +1,947 @@
+//! Grammar files: rules that turn log records into abstract events.
+//!
+//! A rule is one of Ozone's SLF4J templates with typed placeholders (see `grammars/README.md`). Loading checks
+//! every rule against the closed vocabulary in [`crate::vocab`], compiles its template to an anchored byte
+//! regex, and proves each `sample` matches. Matching a record first looks its logger up in a hash of every
+//! rendering a layout may print (`%c`, `%c{2}`, `%c{1}`), so records no rule wants cost one hash lookup.
+
+use crate::layout::Level;
+use crate::value::Value;
+use crate::vocab::{Component, EventKind, FieldType};
+use miette::{Diagnostic, NamedSource, SourceSpan};
+use regex::bytes::Regex;
+use std::collections::HashMap;
+use std::path::Path;
+
+include!(concat!(env!("OUT_DIR"), "/embedded_grammars.rs"));
+
+/// A mistake in a grammar file, with a span into that file.
+#[derive(Debug, thiserror::Error, Diagnostic)]
+#[error("{message}")]
+#[diagnostic(code(ozone_conform::grammar))]
+pub struct GrammarError {
+    pub message: String,
+    #[source_code]
+    pub src: NamedSource<String>,
+    #[label("{label}")]
+    pub span: SourceSpan,
+    pub label: String,
+    #[help]
+    pub help: Option<String>,
+}
+
+/// One compiled rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// `Event` or `Event#variant`; a rule from `--grammar` with the same id replaces this one.
+    pub id: String,
+    pub event: EventKind,
+    /// Logger class names (FQCN); empty means any logger.
+    pub loggers: Vec<String>,
+    pub levels: Vec<Level>,
+    pub component: Component,
+    /// `File.java:line` in Ozone's source.
+    pub source: Option<String>,
+    pub template: String,
+    pub samples: Vec<String>,
+    /// Where the rule is defined: grammar file and 1-based line.
+    pub origin: (String, usize),
+    /// The grammar file's text and each sample's span in it, for diagnostics found after loading.
+    file_text: std::sync::Arc<String>,
+    sample_spans: Vec<(usize, usize)>,
+    regex: Regex,
+    /// One entry per capture group: the field it fills, or `None` for `{}`.
+    captures: Vec<(&'static str, FieldType)>,
+    literal_prefix: Vec<u8>,
+}
+
+impl Rule {
+    /// Matches a record's message text (first line, then continuation lines joined by `\n`).
+    pub fn match_message(&self, text: &[u8]) -> Option<Vec<(&'static str, Value)>> {
+        let caps = self.regex.captures(text)?;
+        let mut fields = Vec::with_capacity(self.captures.len());
+        for (i, (name, ty)) in self.captures.iter().enumerate() {
+            let m = caps.get(i + 1)?;
+            let s = String::from_utf8_lossy(m.as_bytes());
+            fields.push((*name, Value::parse(*ty, &s)?));
+        }
+        Some(fields)
+    }
+
+    fn accepts_level(&self, level: Option<Level>) -> bool {
+        match level {
+            Some(l) => self.levels.is_empty() || self.levels.contains(&l),
+            None => true,
+        }
+    }
+}
+
+/// The loaded rule set with its logger index.
+#[derive(Debug, Clone)]
+pub struct Grammar {
+    pub rules: Vec<Rule>,
+    by_logger: HashMap<Box<[u8]>, Vec<u32>>,
+    any_logger: Vec<u32>,
+    any_logger_first_bytes: [bool; 256],
+}
+
+/// A record that a rule turned into an event.
+#[derive(Debug, Clone)]
+pub struct RuleMatch {
+    pub rule: u32,
+    pub fields: Vec<(&'static str, Value)>,
+}
+
+impl Grammar {
+    /// The grammar embedded in the binary.
+    pub fn embedded() -> Result<Grammar, Box<GrammarError>> {
+        let mut rules = Vec::new();
+        for (name, text) in EMBEDDED_GRAMMARS {
+            rules.extend(parse_rules(name, text)?);
+        }
+        Grammar::build(rules)
+    }
+
+    /// The embedded grammar plus every `*.rules` file in `dirs`; a rule with an existing id replaces it.
+    pub fn with_overrides(dirs: &[impl AsRef<Path>]) -> Result<Grammar, miette::Report> {
+        let mut rules = Vec::new();
+        for (name, text) in EMBEDDED_GRAMMARS {
+            rules.extend(parse_rules(name, text).map_err(|e| miette::Report::new(*e))?);
+        }
+        for dir in dirs {
+            let dir = dir.as_ref();
+            let mut files: Vec<_> = std::fs::read_dir(dir)
+                .map_err(|e| {
+                    miette::miette!("cannot read grammar directory {}: {e}", dir.display())
+                })?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "rules"))
+                .collect();
+            files.sort();
+            if files.is_empty() {
+                return Err(miette::miette!(
+                    help = "grammar files end in .rules; see grammars/README.md",
+                    "no *.rules files in grammar directory {}",
+                    dir.display()
+                ));
+            }
+            for file in files {
+                let text = std::fs::read_to_string(&file).map_err(|e| {
+                    miette::miette!("cannot read grammar file {}: {e}", file.display())
+                })?;
+                for rule in parse_rules(&file.display().to_string(), &text)
+                    .map_err(|e| miette::Report::new(*e))?
+                {
+                    match rules.iter().position(|r: &Rule| r.id == rule.id) {
+                        Some(i) => rules[i] = rule,
+                        None => rules.push(rule),
+                    }
+                }
+            }
+        }
+        Grammar::build(rules).map_err(|e| miette::Report::new(*e))
+    }
+
+    fn build(rules: Vec<Rule>) -> Result<Grammar, Box<GrammarError>> {
+        let mut by_logger: HashMap<Box<[u8]>, Vec<u32>> = HashMap::new();
+        let mut any_logger = Vec::new();
+        let mut first = [false; 256];
+        for (i, rule) in rules.iter().enumerate() {
+            if rule.loggers.is_empty() {
+                any_logger.push(i as u32);
+                first[rule.literal_prefix[0] as usize] = true;
+                continue;
+            }
+            for logger in &rule.loggers {
+                for rendering in logger_renderings(logger) {
+                    let entry = by_logger.entry(rendering.as_bytes().into()).or_default();
+                    if !entry.contains(&(i as u32)) {
+                        entry.push(i as u32);
+                    }
+                }
+            }
+        }
+        let grammar = Grammar {
+            rules,
+            by_logger,
+            any_logger,
+            any_logger_first_bytes: first,
+        };
+        grammar.check_shadowing()?;
+        Ok(grammar)
+    }
+
+    /// Every sample must be claimed by its own rule, not by an earlier rule for the same logger.
+    fn check_shadowing(&self) -> Result<(), Box<GrammarError>> {
+        for (i, rule) in self.rules.iter().enumerate() {
+            let logger = rule.loggers.first().map(String::as_str).unwrap_or("");
+            for (sample, span) in rule.samples.iter().zip(&rule.sample_spans) {
+                let level = rule.levels.first().copied();
+                if let Some(m) = self.match_record(logger.as_bytes(), level, sample.as_bytes()) {
+                    if m.rule as usize != i {
+                        let other = &self.rules[m.rule as usize];
+                        return Err(Box::new(GrammarError {
+                            message: format!(
+                                "a sample of rule {} is claimed by rule {} ({}:{})",
+                                rule.id, other.id, other.origin.0, other.origin.1
+                            ),
+                            src: NamedSource::new(&rule.origin.0, rule.file_text.to_string()),
+                            span: (*span).into(),
+                            label: format!("matched by {} first", other.id),
+                            help: Some("make the earlier template more specific, or give the rules different loggers or levels".into()),
+                        }));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Does any rule want records of this logger? (The hot-path filter.)
+    #[inline]
+    pub fn wants_logger(&self, logger: &[u8]) -> bool {
+        self.by_logger.contains_key(logger)
+    }
+
+    /// Could a logger-independent rule match a message starting with this byte?
+    #[inline]
+    pub fn wants_message_start(&self, first: Option<u8>) -> bool {
+        first.is_some_and(|b| self.any_logger_first_bytes[b as usize])
+    }
+
+    /// Matches a whole record: its logger rendering, level and message text.
+    pub fn match_record(
+        &self,
+        logger: &[u8],
+        level: Option<Level>,
+        text: &[u8],
+    ) -> Option<RuleMatch> {
+        let by_logger = self.by_logger.get(logger).map(Vec::as_slice).unwrap_or(&[]);
+        let any = if self.wants_message_start(text.first().copied()) {
+            &self.any_logger[..]
+        } else {
+            &[]
+        };
+        for &i in by_logger.iter().chain(any) {
+            let rule = &self.rules[i as usize];
+            if !rule.accepts_level(level) || !text.starts_with(&rule.literal_prefix) {
+                continue;
+            }
+            if let Some(fields) = rule.match_message(text) {
+                return Some(RuleMatch { rule: i, fields });
+            }
+        }
+        None
+    }
+
+    /// The distinct logger class names the rules name, for prefilters and benchmarks.
+    pub fn logger_names(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self
+            .rules
+            .iter()
+            .flat_map(|r| r.loggers.iter().map(String::as_str))
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
+
+/// `%c`, `%c{2}` and `%c{1}` renderings of a logger name.
+fn logger_renderings(fqcn: &str) -> Vec<&str> {
+    let mut out = vec![fqcn];
+    let dots: Vec<usize> = fqcn.match_indices('.').map(|(i, _)| i).collect();
+    if let Some(&last) = dots.last() {
+        out.push(&fqcn[last + 1..]);
+        if dots.len() >= 2 {
+            out.push(&fqcn[dots[dots.len() - 2] + 1..]);
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Parsing grammar files.
+
+struct Ctx<'a> {
+    name: &'a str,
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err(
+        &self,
+        offset: usize,
+        len: usize,
+        message: impl Into<String>,
+        label: impl Into<String>,
+    ) -> Box<GrammarError> {
+        Box::new(GrammarError {
+            message: message.into(),
+            src: NamedSource::new(self.name, self.text.to_string()),
+            span: (offset, len).into(),
+            label: label.into(),
+            help: Some("see grammars/README.md for the rule syntax".into()),
+        })
+    }
+}
+
+#[derive(Default)]
+struct RawRule {
+    id: String,
+    event: Option<EventKind>,
+    header: (usize, usize, usize), // offset, len, line
+    loggers: Vec<String>,
+    levels: Vec<Level>,
+    component: Option<Component>,
+    source: Option<String>,
+    message: Option<(String, Vec<usize>, usize, usize)>, // text, byte offsets into file, span
+    samples: Vec<(String, usize, usize)>,
+}
+
+/// Parses one grammar file into compiled rules.
+pub fn parse_rules(name: &str, text: &str) -> Result<Vec<Rule>, Box<GrammarError>> {
+    let cx = Ctx { name, text };
+    let mut rules = Vec::new();
+    let mut default_component = Component::Any;
+    let mut current: Option<RawRule> = None;
+    let mut offset = 0;
+    for (lineno, raw_line) in text.split_inclusive('\n').enumerate() {
+        let line_start = offset;
+        offset += raw_line.len();
+        let line = raw_line.trim_end_matches(['\n', '\r']);
+        let content = strip_comment(line);
+        if content.trim().is_empty() {
+            continue;
+        }
+        let indent = content.len() - content.trim_start().len();
+        let body = content.trim();
+        let (key, value) = match body.find(char::is_whitespace) {
+            Some(i) => (&body[..i], body[i..].trim()),
+            None => (body, ""),
+        };
+        let key_off = line_start + indent;
+        let value_off = line_start + indent + body.find(value).unwrap_or(key.len());
+        if indent == 0 {
+            match key {
+                "component" => {
+                    default_component = Component::from_name(value).ok_or_else(|| {
+                        cx.err(
+                            value_off,
+                            value.len(),
+                            format!("unknown component `{value}`"),
+                            "expected scm, datanode, recon, om or any",
+                        )
+                    })?;
+                }
+                "event" => {
+                    if let Some(raw) = current.take() {
+                        rules.push(compile(&cx, raw, default_component)?);
+                    }
+                    let (event_name, _) = value.split_once('#').unwrap_or((value, ""));
+                    let event = EventKind::from_name(event_name).ok_or_else(|| {
+                        let mut e = cx.err(
+                            value_off,
+                            event_name.len(),
+                            format!("unknown event `{event_name}`"),
+                            "not in the vocabulary",
+                        );
+                        e.help = Some(format!(
+                            "known events: {}",
+                            EventKind::ALL
+                                .iter()
+                                .map(|k| k.name())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ));
+                        e
+                    })?;
+                    current = Some(RawRule {
+                        id: value.to_string(),
+                        event: Some(event),
+                        header: (key_off, body.len(), lineno + 1),
+                        ..RawRule::default()
+                    });
+                }
+                _ => {
+                    return Err(cx.err(
+                        key_off,
+                        key.len(),
+                        format!("unknown directive `{key}`"),
+                        "expected `event` or `component` at the start of a line",
+                    ))
+                }
+            }
+            continue;
+        }
+        let Some(rule) = current.as_mut() else {
+            return Err(cx.err(
+                key_off,
+                body.len(),
+                "indented line outside a rule",
+                "no `event` line above",
+            ));
+        };
+        match key {
+            "logger" => {
+                if value != "*"
+                    && (value.is_empty()
+                        || !value
+                            .chars()
+                            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '$' | '-')))
+                {
+                    return Err(cx.err(
+                        value_off,
+                        value.len().max(1),
+                        "a logger is a Java class name or `*`",
+                        "not a class name",
+                    ));
+                }
+                rule.loggers.push(value.to_string());
+            }
+            "level" => {
+                for part in value.split('|') {
+                    let lv = Level::from_name(part.trim()).ok_or_else(|| {
+                        cx.err(
+                            value_off,
+                            value.len().max(1),
+                            format!("unknown level `{}`", part.trim()),
+                            "expected TRACE, DEBUG, INFO, WARN, ERROR or FATAL",
+                        )
+                    })?;
+                    rule.levels.push(lv);
+                }
+            }
+            "component" => {
+                rule.component = Some(Component::from_name(value).ok_or_else(|| {
+                    cx.err(
+                        value_off,
+                        value.len(),
+                        format!("unknown component `{value}`"),
+                        "expected scm, datanode, recon, om or any",
+                    )
+                })?);
+            }
+            "source" => rule.source = Some(value.to_string()),
+            "message" => {
+                let (s, offs) = unquote(&cx, value, value_off)?;
+                rule.message = Some((s, offs, value_off, value.len()));
+            }
+            "sample" => {
+                let (s, _) = unquote(&cx, value, value_off)?;
+                rule.samples.push((s, value_off, value.len()));
+            }
+            _ => {
+                return Err(cx.err(
+                    key_off,
+                    key.len(),
+                    format!("unknown key `{key}`"),
+                    "expected logger, level, component, source, message or sample",
+                ))
+            }
+        }
+    }
+    if let Some(raw) = current.take() {
+        rules.push(compile(&cx, raw, default_component)?);
+    }
+    let mut ids = HashMap::new();
+    for r in &rules {
+        if let Some(prev) = ids.insert(r.id.clone(), r.origin.1) {
+            let line_off = line_offset(text, r.origin.1);
+            return Err(cx.err(
+                line_off,
+                5,
+                format!("rule id `{}` is defined twice (first on line {prev})", r.id),
+                "duplicate id; add a #variant",
+            ));
+        }
+    }
+    Ok(rules)
+}
+
+fn line_offset(text: &str, line: usize) -> usize {
+    text.split_inclusive('\n')
+        .take(line - 1)
+        .map(str::len)
+        .sum()
+}
+
+/// Drops a `#` comment that starts a line or follows whitespace, outside quotes.
+fn strip_comment(line: &str) -> &str {
+    let mut in_quotes = false;
+    let mut prev_ws = true;
+    let mut escaped = false;
+    for (i, c) in line.char_indices() {
+        if in_quotes {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_quotes = false;
+            }
+        } else if c == '"' {
+            in_quotes = true;
+        } else if c == '#' && prev_ws {
+            return &line[..i];
+        }
+        prev_ws = c.is_whitespace();
+    }
+    line
+}
+
+/// Unquotes a `"..."` value; returns the text and, for each byte of it, its offset in the file.
+fn unquote(cx: &Ctx, value: &str, at: usize) -> Result<(String, Vec<usize>), Box<GrammarError>> {
+    let inner = value
+        .strip_prefix('"')
+        .and_then(|v| v.strip_suffix('"'))
+        .filter(|_| value.len() >= 2)
+        .ok_or_else(|| {
+            cx.err(
+                at,
+                value.len().max(1),
+                "expected a double-quoted string",
+                "missing quotes",
+            )
+        })?;
+    let mut out = String::with_capacity(inner.len());
+    let mut offs = Vec::with_capacity(inner.len());
+    let mut chars = inner.char_indices();
+    while let Some((i, c)) = chars.next() {
+        let pos = at + 1 + i;
+        let ch = if c == '\\' {
+            match chars.next() {
+                Some((_, 'n')) => '\n',
+                Some((_, 't')) => '\t',
+                Some((_, '"')) => '"',
+                Some((_, '\\')) => '\\',
+                Some((j, other)) => {
+                    return Err(cx.err(
+                        at + 1 + j - 1,
+                        2,
+                        format!("unknown escape `\\{other}`"),
+                        "use \\n, \\t, \\\" or \\\\",
+                    ))
+                }
+                None => return Err(cx.err(pos, 1, "dangling backslash", "escape what?")),
+            }
+        } else if c == '"' {
+            return Err(cx.err(pos, 1, "unescaped quote inside a string", "write \\\""));
+        } else {
+            c
+        };
+        let before = out.len();
+        out.push(ch);
+        offs.extend(std::iter::repeat_n(pos, out.len() - before));
+    }
+    Ok((out, offs))
+}
+
+fn compile(
+    cx: &Ctx,
+    raw: RawRule,
+    default_component: Component,
+) -> Result<Rule, Box<GrammarError>> {
+    let (hoff, hlen, hline) = raw.header;
+    let event = raw.event.expect("set by the event line");
+    let (template, offs, moff, mlen) = raw.message.ok_or_else(|| {
+        cx.err(
+            hoff,
+            hlen,
+            format!("rule {} has no `message`", raw.id),
+            "needs a message template",
+        )
+    })?;
+    if raw.samples.is_empty() {
+        return Err(cx.err(
+            hoff,
+            hlen,
+            format!("rule {} has no `sample`", raw.id),
+            "every rule needs a sample line that must match",
+        ));
+    }
+    if raw.loggers.is_empty() {
+        return Err(cx.err(
+            hoff,
+            hlen,
+            format!("rule {} has no `logger`", raw.id),
+            "name the logger's class, or `*`",
+        ));
+    }
+    let any_logger = raw.loggers.iter().any(|l| l == "*");
+    if any_logger && raw.loggers.len() > 1 {
+        return Err(cx.err(
+            hoff,
+            hlen,
+            "`logger *` cannot be combined with named loggers",
+            "pick one",
+        ));
+    }
+    let compiled = compile_template(cx, event, &template, &offs, moff, mlen)?;
+    if any_logger && compiled.literal_prefix.len() < 3 {
+        return Err(cx.err(
+            moff,
+            mlen,
+            "a `logger *` rule's message must start with at least 3 literal characters",
+            "so it can be checked cheaply on every record",
+        ));
+    }
+    let rule = Rule {
+        id: raw.id,
+        event,
+        loggers: if any_logger { vec![] } else { raw.loggers },
+        levels: raw.levels,
+        component: raw.component.unwrap_or(default_component),
+        source: raw.source,
+        template,
+        samples: raw.samples.iter().map(|s| s.0.clone()).collect(),
+        origin: (cx.name.to_string(), hline),
+        file_text: std::sync::Arc::new(cx.text.to_string()),
+        sample_spans: raw.samples.iter().map(|s| (s.1, s.2)).collect(),
+        regex: compiled.regex,
+        captures: compiled.captures,
+        literal_prefix: compiled.literal_prefix,
+    };
+    for (sample, soff, slen) in &raw.samples {
+        if rule.match_message(sample.as_bytes()).is_none() {
+            let mut e = cx.err(
+                *soff,
+                *slen,
+                format!(
+                    "sample of rule {} does not match its message template",
+                    rule.id
+                ),
+                "this sample",
+            );
+            e.help = Some(format!("template regex: {}", rule.regex.as_str()));
+            return Err(e);
+        }
+    }
+    Ok(rule)
+}
+
+struct CompiledTemplate {
+    regex: Regex,
+    captures: Vec<(&'static str, FieldType)>,
+    literal_prefix: Vec<u8>,
+}
+
+fn type_pattern(ty: FieldType) -> &'static str {
+    match ty {
+        FieldType::U64 => r"\d+",
+        FieldType::I64 => r"-?\d+",
+        FieldType::Word => r"\S+",
+        FieldType::Text => r".*?",
+        FieldType::TermIndex => r"\(t:~?-?\d+, i:~?-?\d+\)|<[A-Z_]+>",
+        FieldType::TxInfo => r"-?\d+#-?\d+",
+        FieldType::Version => r"[A-Za-z_][A-Za-z0-9_]* \(-?\d+\)",
+        FieldType::BlockId => r"conID: \d+ locID: \d+ bcsId: \d+(?: replicaIndex: \S+)?",
+        FieldType::SecretKey => r"SecretKey\([^)\n]*\)",
+        FieldType::SecretKeys => r"\[[^\]\n]*\]",
+        FieldType::Datanode => r"[0-9A-Za-z-]+(?:\([^)\n]*\)|\{[^\n]*?\})?",
+        FieldType::Member => r"\S+@group-[0-9A-Fa-f]+",
+        FieldType::HostIp => r"\S+",
+    }
+}
+
+fn compile_template(
+    cx: &Ctx,
+    event: EventKind,
+    t: &str,
+    offs: &[usize],
+    moff: usize,
+    mlen: usize,
+) -> Result<CompiledTemplate, Box<GrammarError>> {
+    let off = |i: usize| offs.get(i).copied().unwrap_or(moff);
+    let mut re = String::from("(?-u)^");
+    let mut captures = Vec::new();
+    let mut literal_prefix = Vec::new();
+    let mut in_prefix = true;
+    let mut seen = Vec::new();
+    let b = t.as_bytes();
+    let mut i = 0;
+    let mut lit = String::new();
+    let flush_lit = |lit: &mut String, re: &mut String| {
+        let mut chars = lit.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == ' ' {
+                while chars.peek() == Some(&' ') {
+                    chars.next();
+                }
+                // Padding differs between versions; a trailing space before a line end may be trimmed.
+                re.push_str(if matches!(chars.peek(), None | Some('\n')) {
+                    " *"
+                } else {
+                    " +"
+                });
+            } else {
+                re.push_str(&regex::escape(c.encode_utf8(&mut [0; 4])));
+            }
+        }
+        lit.clear();
+    };
+    while i < b.len() {
+        if b[i] == b'{' {
+            if let Some(close) = t[i..].find('}') {
+                let inner = &t[i + 1..i + close];
+                let is_placeholder = inner.is_empty()
+                    || inner == "_"
+                    || inner
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+                        && inner.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
+                if is_placeholder {
+                    flush_lit(&mut lit, &mut re);
+                    in_prefix = false;
+                    let span = (off(i), close + 1);
+                    if inner.is_empty() || inner == "_" {
+                        re.push_str("(?:.*?)");
+                    } else {
+                        let (fname, tname) = inner.split_once(':').unwrap_or((inner, ""));
+                        let spec = event.field(fname).ok_or_else(|| {
+                            let mut e = cx.err(
+                                span.0,
+                                span.1,
+                                format!("event {event} has no field `{fname}`"),
+                                "unknown field",
+                            );
+                            e.help = Some(format!(
+                                "{event} fields: {}",
+                                event
+                                    .fields()
+                                    .iter()
+                                    .map(|f| format!("{}:{}", f.name, f.ty))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ));
+                            e
+                        })?;
+                        let ty = if tname.is_empty() {
+                            spec.ty
+                        } else {
+                            let ty = FieldType::from_name(tname).ok_or_else(|| {
+                                let mut e = cx.err(
+                                    span.0,
+                                    span.1,
+                                    format!("unknown type `{tname}`"),
+                                    "unknown type",
+                                );
+                                e.help = Some(format!(
+                                    "types: {}",
+                                    FieldType::ALL
+                                        .iter()
+                                        .map(|t| t.name())
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                ));
+                                e
+                            })?;
+                            if ty != spec.ty {
+                                return Err(cx.err(
+                                    span.0,
+                                    span.1,
+                                    format!(
+                                        "field `{fname}` of {event} has type {}, not {ty}",
+                                        spec.ty
+                                    ),
+                                    "wrong type",
+                                ));
+                            }
+                            ty
+                        };
+                        if seen.contains(&spec.name) {
+                            return Err(cx.err(
+                                span.0,
+                                span.1,
+                                format!("field `{fname}` is captured twice"),
+                                "duplicate",
+                            ));
+                        }
+                        seen.push(spec.name);
+                        re.push('(');
+                        re.push_str(type_pattern(ty));
+                        re.push(')');
+                        captures.push((spec.name, ty));
+                    }
+                    i += close + 1;
+                    continue;
+                }
+            }
+        }
+        let c = t[i..].chars().next().expect("in bounds");
+        if in_prefix {
+            literal_prefix.extend_from_slice(c.to_string().as_bytes());
+        }
+        lit.push(c);
+        i += c.len_utf8();
+    }
+    flush_lit(&mut lit, &mut re);
+    re.push_str(r"[ \t]*(?:\n|\z)");
+    for spec in event.fields() {
+        if !spec.optional && !seen.contains(&spec.name) {
+            return Err(cx.err(
+                moff,
+                mlen,
+                format!(
+                    "the template does not capture `{}`, which {event} requires",
+                    spec.name
+                ),
+                "missing field",
+            ));
+        }
+    }
+    // Trailing spaces are optional in the regex, so they cannot be part of the prefix check either.
+    while literal_prefix.last() == Some(&b' ') {
+        literal_prefix.pop();
+    }
+    let regex = Regex::new(&re).map_err(|e| {
+        cx.err(
+            moff,
+            mlen,
+            format!("template does not compile: {e}"),
+            "here",
+        )
+    })?;
+    Ok(CompiledTemplate {
+        regex,
+        captures,
+        literal_prefix,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(text: &str) -> Result<Vec<Rule>, Box<GrammarError>> {
+        parse_rules("test.rules", text)
+    }
+
+    const GOOD: &str = "component scm\n\nevent CheckpointInstalled  # a comment\n  logger org.apache.hadoop.hdds.scm.ha.SCMHAManagerImpl\n  level INFO\n  message \"Replaced DB with checkpoint, term: {term:u64}, index: {index:u64}\"\n  sample \"Replaced DB with checkpoint, term: 2, index: 202\"\n";
+
+    #[test]
+    fn embedded_grammar_loads_and_every_sample_matches() {
+        let g = Grammar::embedded().unwrap_or_else(|e| panic!("{:?}", miette::Report::new(*e)));
+        assert!(g.rules.len() > 40, "only {} rules", g.rules.len());
+        for rule in &g.rules {
+            for s in &rule.samples {
+                assert!(
+                    rule.match_message(s.as_bytes()).is_some(),
+                    "{}: {s}",
+                    rule.id
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn parses_and_matches_a_rule() {
+        let rules = one(GOOD).unwrap();
+        assert_eq!(rules.len(), 1);
+        let r = &rules[0];
+        assert_eq!(r.component, Component::Scm);
+        let f = r
+            .match_message(b"Replaced DB with checkpoint, term: 3, index: 5120")
+            .unwrap();
+        assert_eq!(
+            f,
+            vec![("term", Value::U64(3)), ("index", Value::U64(5120))]
+        );
+        // Continuation lines may follow; text after the template on the same line may not.
+        assert!(r
+            .match_message(b"Replaced DB with checkpoint, term: 3, index: 5120\n\tat x")
+            .is_some());
+        assert!(r
+            .match_message(b"Replaced DB with checkpoint, term: 3, index: 5120 extra")
+            .is_none());
+        let g = Grammar::build(rules).unwrap();
+        for logger in [
+            "org.apache.hadoop.hdds.scm.ha.SCMHAManagerImpl",
+            "ha.SCMHAManagerImpl",
+            "SCMHAManagerImpl",
+        ] {
+            assert!(g.wants_logger(logger.as_bytes()), "{logger}");
+        }
+        assert!(g
+            .match_record(
+                b"SCMHAManagerImpl",
+                Some(Level::Debug),
+                b"Replaced DB with checkpoint, term: 3, index: 1"
+            )
+            .is_none());
+    }
+
+    fn err_of(text: &str) -> Box<GrammarError> {
+        match one(text) {
+            Err(e) => e,
+            Ok(_) => panic!("expected an error for {text:?}"),
+        }
+    }
+
+    #[test]
+    fn errors_point_into_the_file() {
+        let e = err_of(&GOOD.replace("CheckpointInstalled", "CheckpointInstaled"));
+        assert!(e.message.contains("unknown event `CheckpointInstaled`"));
+        assert_eq!(e.span.offset(), GOOD.find("CheckpointInstalled").unwrap());
+        let e = err_of(&GOOD.replace("{index:u64}", "{index:word}"));
+        assert!(
+            e.message.contains("has type u64, not word"),
+            "{}",
+            e.message
+        );
+        let e = err_of(&GOOD.replace("{index:u64}", "{idx:u64}"));
+        assert!(e.message.contains("no field `idx`"));
+        let e = err_of(&GOOD.replace(", index: {index:u64}", ""));
+        assert!(e.message.contains("requires"), "{}", e.message);
+        let e = err_of(&GOOD.replace("index: 202", "index: x"));
+        assert!(e.message.contains("sample"));
+        assert_eq!(
+            e.span.offset(),
+            GOOD.find("\"Replaced DB with checkpoint, term: 2").unwrap()
+        );
+        let e = err_of(&GOOD.replace("level INFO", "level LOUD"));
+        assert!(e.message.contains("LOUD"));
+        let e = err_of(&GOOD.replace("  sample", "  smaple"));
+        assert!(e.message.contains("smaple"));
+        let e = err_of(&GOOD.replace("\"Replaced DB with checkpoint, term: {", "Replaced DB {"));
+        assert!(e.message.contains("double-quoted"));
+        let e = err_of(&format!("{GOOD}{}", &GOOD[14..]));
+        assert!(e.message.contains("defined twice"));
+        let e = err_of(
+            &GOOD
+                .replace("org.apache.hadoop.hdds.scm.ha.SCMHAManagerImpl", "*")
+                .replace("\"Replaced DB with", "\"{}Replaced DB with"),
+        );
+        assert!(e.message.contains("literal"), "{}", e.message);
+    }
+
+    #[test]
+    fn literal_braces_and_space_runs() {
+        let text = "event SignalReceived\n  logger *\n  message \"RECEIVED SIGNAL {number:u64}: {signal:word} {volume=v}\"\n  sample \"RECEIVED SIGNAL 15:   SIGTERM {volume=v}\"\n";
+        let r = &one(text).unwrap()[0];
+        assert!(r.loggers.is_empty());
+        assert!(r
+            .match_message(b"RECEIVED SIGNAL 15: SIGTERM {volume=v}")
+            .is_some());
+    }
+
+    #[test]
+    fn override_replaces_by_id() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("mine.rules"),
+            GOOD.replace("component scm", "component om"),
+        )
+        .unwrap();
+        let g = Grammar::with_overrides(&[dir.path()]).unwrap();
+        let r: Vec<_> = g
+            .rules
+            .iter()
+            .filter(|r| r.id == "CheckpointInstalled")
+            .collect();
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].component, Component::Om);
+        let empty = tempfile::tempdir().unwrap();
+        assert!(Grammar::with_overrides(&[empty.path()]).is_err());
+    }
+}

@@ -1,0 +1,371 @@
+//! Inputs: which files to read, in which order, and how to stream their bytes in newline-aligned blocks.
+//!
+//! Everything is streamed (plain files, gzip recognised by its magic bytes, stdin), so memory stays bounded by
+//! the block size times the blocks in flight, whatever the input size.
+
+use flate2::read::MultiGzDecoder;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver};
+
+/// Blocks are cut at a newline near this size.
+pub const BLOCK_SIZE: usize = 1 << 20;
+/// A line longer than this is cut; the rest of it continues in the next block (and is reported).
+pub const MAX_LINE: usize = 16 << 20;
+
+/// One input as the user named it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    Stdin,
+    File(PathBuf),
+}
+
+impl Source {
+    /// The path as given on the command line (`-` for stdin), used in every report.
+    pub fn display(&self) -> String {
+        match self {
+            Source::Stdin => "-".to_string(),
+            Source::File(p) => p.display().to_string(),
+        }
+    }
+
+    pub fn file_name(&self) -> Option<String> {
+        match self {
+            Source::Stdin => None,
+            Source::File(p) => p.file_name().map(|n| n.to_string_lossy().into_owned()),
+        }
+    }
+
+    /// Size on disk, for progress; unknown for stdin.
+    pub fn size_on_disk(&self) -> Option<u64> {
+        match self {
+            Source::Stdin => None,
+            Source::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum InputError {
+    #[error("{path}: no such file or directory")]
+    #[diagnostic(code(ozone_conform::input::missing))]
+    Missing { path: String },
+    #[error("the pattern `{pattern}` matches no file")]
+    #[diagnostic(code(ozone_conform::input::glob))]
+    GlobEmpty { pattern: String },
+    #[error("invalid glob pattern `{pattern}`: {message}")]
+    #[diagnostic(code(ozone_conform::input::glob))]
+    GlobInvalid { pattern: String, message: String },
+    #[error("{path}: directory holds no log files (*.log, *.log.N, *.gz, *-output.txt)")]
+    #[diagnostic(code(ozone_conform::input::empty_dir))]
+    EmptyDir { path: String },
+    #[error("{path}: {message}")]
+    #[diagnostic(code(ozone_conform::input::io))]
+    Io { path: String, message: String },
+}
+
+/// Expands the command line's inputs: `-`, files, directories (recursively) and globs.
+pub fn resolve(args: &[String]) -> Result<Vec<Source>, InputError> {
+    let mut out = Vec::new();
+    for arg in args {
+        if arg == "-" {
+            out.push(Source::Stdin);
+            continue;
+        }
+        let path = Path::new(arg);
+        if path.is_dir() {
+            let files = walk_dir(path);
+            if files.is_empty() {
+                return Err(InputError::EmptyDir { path: arg.clone() });
+            }
+            out.extend(files.into_iter().map(Source::File));
+        } else if path.exists() {
+            out.push(Source::File(path.to_path_buf()));
+        } else if arg.contains(['*', '?', '[']) {
+            let paths = glob::glob(arg).map_err(|e| InputError::GlobInvalid {
+                pattern: arg.clone(),
+                message: e.msg.to_string(),
+            })?;
+            let mut found: Vec<PathBuf> = paths.filter_map(Result::ok).collect();
+            if found.is_empty() {
+                return Err(InputError::GlobEmpty {
+                    pattern: arg.clone(),
+                });
+            }
+            sort_rotated(&mut found);
+            for p in found {
+                if p.is_dir() {
+                    out.extend(walk_dir(&p).into_iter().map(Source::File));
+                } else {
+                    out.push(Source::File(p));
+                }
+            }
+        } else {
+            return Err(InputError::Missing { path: arg.clone() });
+        }
+    }
+    Ok(out)
+}
+
+/// Log files under a directory, oldest rotation first within each log.
+fn walk_dir(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .follow_links(true)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .filter(|p| is_log_file_name(&p.file_name().unwrap_or_default().to_string_lossy()))
+        .collect();
+    sort_rotated(&mut files);
+    files
+}
+
+/// `*.log`, rotated `*.log.N`, `*.gz`, surefire `*-output.txt`.
+pub fn is_log_file_name(name: &str) -> bool {
+    if name.ends_with(".log") || name.ends_with(".gz") || name.ends_with("-output.txt") {
+        return true;
+    }
+    match name.rsplit_once(".log.") {
+        Some((_, n)) => !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()),
+        None => false,
+    }
+}
+
+/// Splits `x.log.3`, `x.log.3.gz`, `x.log-3.gz`, `x.log.gz` into (`x.log`, rotation). log4j's rolling
+/// appenders number older files higher, and the live file has no number.
+fn rotation_key(path: &Path) -> (PathBuf, i64) {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    for sep in [".log.", ".log-"] {
+        if let Some((base, n)) = name.rsplit_once(sep) {
+            if let Ok(n) = n.parse::<i64>() {
+                return (path.with_file_name(format!("{base}.log")), n);
+            }
+        }
+    }
+    (path.with_file_name(name), 0)
+}
+
+pub fn sort_rotated(paths: &mut [PathBuf]) {
+    paths.sort_by(|a, b| {
+        let (ba, na) = rotation_key(a);
+        let (bb, nb) = rotation_key(b);
+        ba.cmp(&bb).then(nb.cmp(&na)).then(a.cmp(b))
+    });
+}
+
+/// Opens a source, decompressing when it starts with the gzip magic bytes (whatever its name).
+pub fn open(source: &Source) -> io::Result<Box<dyn Read + Send>> {
+    let raw: Box<dyn Read + Send> = match source {
+        Source::Stdin => Box::new(io::stdin()),
+        Source::File(p) => Box::new(File::open(p)?),
+    };
+    let mut buf = BufReader::with_capacity(256 * 1024, raw);
+    let head = buf.fill_buf()?;
+    if head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+        Ok(Box::new(MultiGzDecoder::new(buf)))
+    } else {
+        Ok(Box::new(buf))
+    }
+}
+
+/// A newline-aligned piece of an input.
+#[derive(Debug)]
+pub struct Block {
+    /// Offset of `bytes[0]` in the (decompressed) input.
+    pub offset: u64,
+    pub bytes: Vec<u8>,
+    /// The block starts in the middle of a line that an earlier block cut because it exceeded `MAX_LINE`.
+    pub continues_line: bool,
+}
+
+/// What the reader thread sends: blocks in order, then possibly one error.
+pub type BlockResult = Result<Block, (u64, io::Error)>;
+
+/// Reads `reader` on a background thread into newline-aligned blocks; at most `in_flight` wait in the channel.
+pub fn spawn_block_reader(
+    mut reader: Box<dyn Read + Send>,
+    in_flight: usize,
+) -> Receiver<BlockResult> {
+    let (tx, rx) = sync_channel(in_flight);
+    std::thread::spawn(move || {
+        let mut carry: Vec<u8> = Vec::new();
+        let mut offset: u64 = 0;
+        let mut continues_line = false;
+        loop {
+            let mut buf = std::mem::take(&mut carry);
+            let want = BLOCK_SIZE.max(buf.len() + BLOCK_SIZE / 4);
+            buf.reserve(want.saturating_sub(buf.len()));
+            let mut eof = false;
+            // Fill up to BLOCK_SIZE, then keep reading until the block holds a newline (or MAX_LINE).
+            while buf.len() < BLOCK_SIZE
+                || (memchr::memchr(b'\n', &buf).is_none() && buf.len() < MAX_LINE)
+            {
+                let start = buf.len();
+                let target = if buf.len() < BLOCK_SIZE {
+                    BLOCK_SIZE
+                } else {
+                    buf.len() + BLOCK_SIZE
+                };
+                buf.resize(target, 0);
+                match read_some(&mut reader, &mut buf[start..]) {
+                    Ok(0) => {
+                        buf.truncate(start);
+                        eof = true;
+                        break;
+                    }
+                    Ok(n) => buf.truncate(start + n),
+                    Err(e) => {
+                        buf.truncate(start);
+                        // Deliver what was read before the error, then the error.
+                        if !buf.is_empty() {
+                            let len = buf.len() as u64;
+                            let _ = tx.send(Ok(Block {
+                                offset,
+                                bytes: buf,
+                                continues_line,
+                            }));
+                            offset += len;
+                        }
+                        let _ = tx.send(Err((offset, e)));
+                        return;
+                    }
+                }
+            }
+            if eof {
+                if !buf.is_empty() {
+                    let _ = tx.send(Ok(Block {
+                        offset,
+                        bytes: buf,
+                        continues_line,
+                    }));
+                }
+                return;
+            }
+            let cut = match memchr::memrchr(b'\n', &buf) {
+                Some(i) => i + 1,
+                None => buf.len(), // a line longer than MAX_LINE: cut it here
+            };
+            carry.extend_from_slice(&buf[cut..]);
+            buf.truncate(cut);
+            let next_continues = !buf.ends_with(b"\n");
+            let len = buf.len() as u64;
+            if tx
+                .send(Ok(Block {
+                    offset,
+                    bytes: buf,
+                    continues_line,
+                }))
+                .is_err()
+            {
+                return; // the consumer stopped
+            }
+            offset += len;
+            continues_line = next_continues;
+        }
+    });
+    rx
+}
+
+fn read_some(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match r.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            other => return other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_file_names() {
+        for n in [
+            "ozone-hadoop-scm-scm1.log",
+            "x.log.1",
+            "x.log.12",
+            "x.log.gz",
+            "a.gz",
+            "org.apache.TestFoo-output.txt",
+        ] {
+            assert!(is_log_file_name(n), "{n}");
+        }
+        for n in ["x.log.", "x.log.a", "x.txt", "x.out", "README.md"] {
+            assert!(!is_log_file_name(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn rotated_files_sort_oldest_first() {
+        let mut v: Vec<PathBuf> = ["d/s.log", "d/s.log.1", "d/s.log.10", "d/s.log.2", "d/a.log"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        sort_rotated(&mut v);
+        let names: Vec<_> = v.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+        assert_eq!(
+            names,
+            ["d/a.log", "d/s.log.10", "d/s.log.2", "d/s.log.1", "d/s.log"]
+        );
+    }
+
+    fn blocks_of(data: Vec<u8>) -> Vec<Block> {
+        let rx = spawn_block_reader(Box::new(io::Cursor::new(data)), 2);
+        rx.into_iter().map(|b| b.unwrap()).collect()
+    }
+
+    #[test]
+    fn blocks_are_newline_aligned_and_cover_everything() {
+        let mut data = Vec::new();
+        for i in 0..200_000 {
+            data.extend_from_slice(format!("line {i} {}\n", "x".repeat(i % 37)).as_bytes());
+        }
+        data.extend_from_slice(b"no final newline");
+        let blocks = blocks_of(data.clone());
+        assert!(blocks.len() > 3);
+        let mut joined = Vec::new();
+        for b in &blocks {
+            assert_eq!(b.offset as usize, joined.len());
+            assert!(!b.continues_line);
+            joined.extend_from_slice(&b.bytes);
+        }
+        for b in &blocks[..blocks.len() - 1] {
+            assert!(b.bytes.ends_with(b"\n"));
+        }
+        assert_eq!(joined, data);
+    }
+
+    #[test]
+    fn huge_lines_are_cut_and_marked() {
+        let mut data = vec![b'a'; MAX_LINE + 10];
+        data.extend_from_slice(b"\nnext\n");
+        let blocks = blocks_of(data.clone());
+        assert_eq!(blocks[0].bytes.len(), MAX_LINE);
+        assert!(blocks[1].continues_line);
+        assert_eq!(
+            blocks.iter().map(|b| b.bytes.len()).sum::<usize>(),
+            data.len()
+        );
+    }
+
+    #[test]
+    fn gzip_is_recognised_by_magic_bytes() {
+        use flate2::{write::GzEncoder, Compression};
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("plain-name.log");
+        let mut enc = GzEncoder::new(File::create(&path).unwrap(), Compression::fast());
+        enc.write_all(b"hello\nworld\n").unwrap();
+        enc.finish().unwrap();
+        let mut s = String::new();
+        open(&Source::File(path))
+            .unwrap()
+            .read_to_string(&mut s)
+            .unwrap();
+        assert_eq!(s, "hello\nworld\n");
+    }
+}

@@ -1,0 +1,15 @@
+//! ozone-conform: checks Apache Ozone logs against models of Ozone's protocols.
+//!
+//! Data flows one way: [`input`] (files, directories, globs, stdin, gzip) → [`scan`] (records with
+//! [`layout`]s, events with a [`grammar`]) → [`event`]s with spans and [`node`]s → models → reports.
+
+pub mod cli;
+pub mod event;
+pub mod grammar;
+pub mod input;
+pub mod layout;
+pub mod node;
+pub mod scan;
+pub mod time;
+pub mod value;
+pub mod vocab;

@@ -1,0 +1,860 @@
+//! From bytes to events: records, continuation lines, and the rules that name them.
+//!
+//! An input is read as newline-aligned blocks. Blocks are scanned in parallel (header match, logger lookup,
+//! rule match for records a rule wants), then folded in order: lines that open a block before its first
+//! header belong to the previous block's last record (or, at the very start, to no record: they are counted
+//! as unparsed). docker-compose output interleaves several containers, so every container prefix is its own
+//! stream with its own "current record".
+
+use crate::event::{Event, NodeSource, Span};
+use crate::grammar::{Grammar, RuleMatch};
+use crate::input::{self, Block, Source};
+use crate::layout::{builtin_layouts, Layout, Level};
+use crate::node;
+use crate::time::Timestamp;
+use crate::value::Value;
+use crate::vocab::EventKind;
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
+
+/// Text kept per record for matching; longer records keep their span but are matched on this prefix.
+const MAX_RECORD_TEXT: usize = 1 << 20;
+/// Lines inspected to detect an input's layout.
+const DETECT_LINES: usize = 2000;
+
+/// Why a line belongs to no record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnparsedReason {
+    /// docker-compose's `Attaching to ...` line.
+    DockerAttach,
+    /// The JVM's own stderr output (`WARNING: ...`, `Picked up ...`, `OpenJDK ...`).
+    JvmMessage,
+    /// The logging framework's own messages (`log4j:WARN`, `SLF4J:`, `ERROR StatusLogger`).
+    LoggingFramework,
+    /// An empty line before the first record.
+    Blank,
+    /// The input fits no known layout.
+    NoLayout,
+    /// Anything else before the first record of its stream.
+    BeforeFirstRecord,
+}
+
+impl UnparsedReason {
+    /// Whether this is a known, harmless kind of line (the corpus test demands no unexplained ones).
+    pub fn is_explained(self) -> bool {
+        !matches!(
+            self,
+            UnparsedReason::BeforeFirstRecord | UnparsedReason::NoLayout
+        )
+    }
+
+    fn classify(line: &[u8]) -> UnparsedReason {
+        let t = line.trim_ascii();
+        if t.is_empty() {
+            UnparsedReason::Blank
+        } else if t.starts_with(b"Attaching to ") {
+            UnparsedReason::DockerAttach
+        } else if t.starts_with(b"WARNING: ")
+            || t.starts_with(b"Picked up ")
+            || t.starts_with(b"OpenJDK ")
+            || t.starts_with(b"Java HotSpot")
+        {
+            UnparsedReason::JvmMessage
+        } else if t.starts_with(b"log4j:")
+            || t.starts_with(b"SLF4J:")
+            || t.starts_with(b"SLF4J(")
+            || t.starts_with(b"ERROR StatusLogger")
+            || t.starts_with(b"WARN StatusLogger")
+        {
+            UnparsedReason::LoggingFramework
+        } else {
+            UnparsedReason::BeforeFirstRecord
+        }
+    }
+}
+
+/// A line that belongs to no record, reported with `--verbose`.
+#[derive(Clone, Debug)]
+pub struct UnparsedLine {
+    pub line: u64,
+    pub byte_offset: u64,
+    pub text: String,
+    pub reason: UnparsedReason,
+}
+
+/// Per-input counters: nothing is dropped without being counted here.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct InputStats {
+    pub path: String,
+    pub layout: Option<String>,
+    pub pattern: Option<String>,
+    /// How the layout was chosen: `detected`, `given` (`--layout`) or `none`.
+    pub layout_from: String,
+    pub docker_prefixes: bool,
+    pub nodes: BTreeMap<String, String>,
+    pub bytes: u64,
+    pub lines: u64,
+    pub records: u64,
+    pub continuation_lines: u64,
+    pub unparsed: u64,
+    pub unparsed_by_reason: BTreeMap<UnparsedReason, u64>,
+    /// Records in another layout than the input's (e.g. log4j2 fallback lines in test output).
+    pub records_in_other_layouts: BTreeMap<String, u64>,
+    pub events: u64,
+    pub events_by_kind: BTreeMap<String, u64>,
+    pub levels: BTreeMap<Level, u64>,
+    /// Lines longer than the 16 MiB line limit (matched on their beginning only).
+    pub long_lines: u64,
+    pub errors: Vec<String>,
+}
+
+/// Options that apply to every input of a run.
+#[derive(Clone, Debug, Default)]
+pub struct ScanOptions {
+    /// `--layout`: a pattern (or a builtin layout name) that replaces detection.
+    pub layout: Option<Layout>,
+    /// `--node`: the node of every record (for stdin).
+    pub node: Option<String>,
+}
+
+/// The layouts an input may use and the grammar to match; shared by every block.
+struct Setup<'a> {
+    primary: Option<Layout>,
+    others: Vec<Layout>,
+    grammar: &'a Grammar,
+    docker: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct LineRef {
+    start: u32,
+    end: u32,
+    line_idx: u32,
+}
+
+/// A record that some rule may want.
+#[derive(Debug)]
+struct Candidate {
+    stream: u16,
+    start: u64,
+    end: u64,
+    line: u64,
+    time: Option<Timestamp>,
+    level: Option<Level>,
+    thread: Arc<str>,
+    logger: Box<[u8]>,
+    text: Vec<u8>,
+    open: bool,
+    result: Option<RuleMatch>,
+}
+
+#[derive(Debug, Default)]
+struct StreamPart {
+    name: Box<[u8]>,
+    leading: Vec<LineRef>,
+    has_header: bool,
+}
+
+/// What scanning one block found; offsets and lines are relative to the block until folded.
+#[derive(Debug, Default)]
+struct BlockScan {
+    lines: u64,
+    records: u64,
+    continuation_lines: u64,
+    other_layout_records: Vec<(usize, u64)>,
+    levels: [u64; 6],
+    streams: Vec<StreamPart>,
+    candidates: Vec<Candidate>,
+    /// The block began inside a line cut for length: bytes up to the first newline continue it.
+    cut_tail: Option<LineRef>,
+    long_lines: u64,
+}
+
+fn strip_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+impl Setup<'_> {
+    fn stream_of(&self, line: &[u8]) -> (Box<[u8]>, usize) {
+        if self.docker {
+            if let Some((name, rest)) = node::split_docker_prefix(line) {
+                return (name.into(), line.len() - rest.len());
+            }
+        }
+        (Box::default(), 0)
+    }
+
+    /// Scans one block: classifies every line, matches the records a rule wants.
+    fn scan_block(&self, block: &Block) -> BlockScan {
+        let bytes = &block.bytes[..];
+        let mut scan = BlockScan::default();
+        // Index of the stream's open candidate (in scan.candidates) and whether it has seen a header.
+        let mut current: Vec<Option<usize>> = Vec::new();
+        let mut pos = 0usize;
+        let mut line_idx = 0u32;
+        if block.continues_line {
+            let end = memchr::memchr(b'\n', bytes).map_or(bytes.len(), |i| i);
+            scan.cut_tail = Some(LineRef {
+                start: 0,
+                end: end as u32,
+                line_idx: 0,
+            });
+            pos = (end + 1).min(bytes.len());
+            if end < bytes.len() {
+                line_idx = 1;
+            }
+        }
+        while pos < bytes.len() {
+            let nl = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+            let raw = strip_cr(&bytes[pos..nl]);
+            if nl == bytes.len() && nl - pos >= input::MAX_LINE {
+                scan.long_lines += 1;
+            }
+            let this = LineRef {
+                start: pos as u32,
+                end: (pos + raw.len()) as u32,
+                line_idx,
+            };
+            line_idx += 1;
+            pos = nl + 1;
+
+            let (name, skip) = if self.docker {
+                self.stream_of(raw)
+            } else {
+                (Box::default(), 0)
+            };
+            let stream = match scan.streams.iter().position(|s| s.name == name) {
+                Some(i) => i,
+                None => {
+                    scan.streams.push(StreamPart {
+                        name,
+                        ..StreamPart::default()
+                    });
+                    current.push(None);
+                    scan.streams.len() - 1
+                }
+            };
+            let content = &raw[skip..];
+            let header = self
+                .primary
+                .as_ref()
+                .and_then(|l| l.match_header(content).map(|h| (h, None)));
+            let header = header.or_else(|| {
+                // Only lines that start like a header (a digit or `[`) may be in another layout: stack
+                // traces and banner lines never do, so this stays off the common path.
+                match content.first() {
+                    Some(c) if c.is_ascii_digit() || *c == b'[' => self
+                        .others
+                        .iter()
+                        .enumerate()
+                        .find_map(|(i, l)| l.match_header(content).map(|h| (h, Some(i)))),
+                    _ => None,
+                }
+            });
+            let Some((h, other)) = header else {
+                // A continuation line (or one before any record of its stream).
+                let part = &mut scan.streams[stream];
+                if !part.has_header {
+                    part.leading.push(this);
+                    continue;
+                }
+                scan.continuation_lines += 1;
+                if let Some(ci) = current[stream] {
+                    let c = &mut scan.candidates[ci];
+                    if c.text.len() < MAX_RECORD_TEXT {
+                        c.text.push(b'\n');
+                        c.text.extend_from_slice(content);
+                    }
+                    c.end = block.offset + this.end as u64;
+                }
+                continue;
+            };
+            scan.records += 1;
+            if let Some(i) = other {
+                match scan.other_layout_records.iter_mut().find(|(k, _)| *k == i) {
+                    Some(e) => e.1 += 1,
+                    None => scan.other_layout_records.push((i, 1)),
+                }
+            }
+            if let Some(lv) = h.level {
+                scan.levels[lv as usize] += 1;
+            }
+            scan.streams[stream].has_header = true;
+            if let Some(ci) = current[stream].take() {
+                self.close(&mut scan.candidates[ci]);
+            }
+            let logger = h.logger(content);
+            let message = &content[h.message_start as usize..];
+            if self.grammar.wants_logger(logger)
+                || self.grammar.wants_message_start(message.first().copied())
+            {
+                scan.candidates.push(Candidate {
+                    stream: stream as u16,
+                    start: block.offset + this.start as u64,
+                    end: block.offset + this.end as u64,
+                    line: this.line_idx as u64,
+                    time: h.time,
+                    level: h.level,
+                    thread: String::from_utf8_lossy(h.thread(content)).into(),
+                    logger: logger.into(),
+                    text: message[..message.len().min(MAX_RECORD_TEXT)].to_vec(),
+                    open: true,
+                    result: None,
+                });
+                current[stream] = Some(scan.candidates.len() - 1);
+            }
+        }
+        scan.lines = line_idx as u64;
+        scan
+    }
+
+    fn close(&self, c: &mut Candidate) {
+        c.open = false;
+        c.result = self.grammar.match_record(&c.logger, c.level, &c.text);
+    }
+}
+
+/// Per-stream state carried across blocks.
+#[derive(Default)]
+struct StreamState {
+    has_record: bool,
+    /// Sequence number (in `pending`) of this stream's record that is still open.
+    open: Option<u64>,
+    docker_name: Option<Arc<str>>,
+    banner_host: Option<Arc<str>>,
+}
+
+/// Reads one input and calls back with its events and unparsed lines, in input order.
+pub struct InputScan<'a> {
+    input_id: u32,
+    setup: Setup<'a>,
+    stats: InputStats,
+    streams: HashMap<Box<[u8]>, StreamState>,
+    stream_names: Vec<Box<[u8]>>,
+    pending: VecDeque<Candidate>,
+    pending_base: u64,
+    /// Stream of the last line folded (for lines cut by length).
+    last_stream: Box<[u8]>,
+    lines_before: u64,
+    cli_node: Option<Arc<str>>,
+    file_node: Option<Arc<str>>,
+}
+
+/// Detects docker prefixes and the layout from an input's first block.
+fn detect(bytes: &[u8], given: Option<&Layout>) -> (Option<Layout>, bool, &'static str) {
+    let lines: Vec<&[u8]> = bytes
+        .split(|&b| b == b'\n')
+        .take(DETECT_LINES)
+        .map(strip_cr)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let prefixed = lines
+        .iter()
+        .filter(|l| node::split_docker_prefix(l).is_some())
+        .count();
+    let docker = !lines.is_empty() && prefixed * 2 > lines.len();
+    let contents: Vec<&[u8]> = lines
+        .iter()
+        .map(|l| {
+            if docker {
+                node::split_docker_prefix(l).map_or(*l, |(_, rest)| rest)
+            } else {
+                l
+            }
+        })
+        .collect();
+    if let Some(layout) = given {
+        return (Some(layout.clone()), docker, "given");
+    }
+    let mut best: Option<(usize, Layout)> = None;
+    for layout in builtin_layouts() {
+        let n = contents
+            .iter()
+            .filter(|l| layout.match_header(l).is_some())
+            .count();
+        if n > 0 && best.as_ref().is_none_or(|(m, _)| n > *m) {
+            best = Some((n, layout));
+        }
+    }
+    match best {
+        Some((_, l)) => (Some(l), docker, "detected"),
+        None => (None, docker, "none"),
+    }
+}
+
+impl<'a> InputScan<'a> {
+    /// Scans `source` completely. `on_event` receives events in input order; `on_unparsed` every line that
+    /// belongs to no record.
+    pub fn run(
+        input_id: u32,
+        source: &Source,
+        grammar: &'a Grammar,
+        options: &ScanOptions,
+        mut on_event: impl FnMut(Event),
+        mut on_unparsed: impl FnMut(&UnparsedLine),
+    ) -> InputStats {
+        let path = source.display();
+        let mut stats = InputStats {
+            path: path.clone(),
+            ..InputStats::default()
+        };
+        let reader = match input::open(source) {
+            Ok(r) => r,
+            Err(e) => {
+                stats.errors.push(format!("{path}: cannot open: {e}"));
+                stats.layout_from = "none".into();
+                return stats;
+            }
+        };
+        let threads = rayon::current_num_threads().max(1);
+        let batch = threads * 2;
+        let rx = input::spawn_block_reader(reader, batch);
+        let mut scanner: Option<InputScan> = None;
+        let file_node = source
+            .file_name()
+            .and_then(|n| node::from_file_name(&n))
+            .map(|(host, _)| Arc::<str>::from(host));
+        let cli_node = options.node.as_deref().map(Arc::<str>::from);
+        let mut done = false;
+        while !done {
+            let mut blocks = Vec::with_capacity(batch);
+            while blocks.len() < batch {
+                match rx.recv() {
+                    Ok(Ok(b)) => blocks.push(b),
+                    Ok(Err((offset, e))) => {
+                        let what = if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                            "truncated input (gzip stream ends early)".to_string()
+                        } else {
+                            e.to_string()
+                        };
+                        stats.errors.push(format!("{path}: read error at byte {offset} of the decompressed input: {what}; the records before it were checked"));
+                        done = true;
+                        break;
+                    }
+                    Err(_) => {
+                        done = true;
+                        break;
+                    }
+                }
+            }
+            if blocks.is_empty() {
+                break;
+            }
+            let sc = scanner.get_or_insert_with(|| {
+                let (layout, docker, from) = detect(&blocks[0].bytes, options.layout.as_ref());
+                let others = builtin_layouts()
+                    .into_iter()
+                    .filter(|l| Some(&l.pattern) != layout.as_ref().map(|p| &p.pattern))
+                    .collect();
+                let mut st = InputStats {
+                    path: path.clone(),
+                    ..InputStats::default()
+                };
+                st.layout = layout.as_ref().map(|l| l.name.clone());
+                st.pattern = layout.as_ref().map(|l| l.pattern.clone());
+                st.layout_from = from.to_string();
+                st.docker_prefixes = docker;
+                InputScan {
+                    input_id,
+                    setup: Setup {
+                        primary: layout,
+                        others,
+                        grammar,
+                        docker,
+                    },
+                    stats: st,
+                    streams: HashMap::new(),
+                    stream_names: Vec::new(),
+                    pending: VecDeque::new(),
+                    pending_base: 0,
+                    last_stream: Box::default(),
+                    lines_before: 0,
+                    cli_node: cli_node.clone(),
+                    file_node: file_node.clone(),
+                }
+            });
+            let scans: Vec<BlockScan> = if blocks.len() == 1 {
+                vec![sc.setup.scan_block(&blocks[0])]
+            } else {
+                blocks.par_iter().map(|b| sc.setup.scan_block(b)).collect()
+            };
+            for (block, scan) in blocks.iter().zip(scans) {
+                sc.fold(block, scan, &mut on_event, &mut on_unparsed);
+            }
+        }
+        match scanner {
+            Some(mut sc) => {
+                sc.finish(&mut on_event);
+                sc.stats.errors.extend(stats.errors);
+                if sc.setup.primary.is_none() && sc.stats.lines > 0 {
+                    sc.stats.errors.push(format!(
+                        "{path}: no known log layout fits this input; pass its log4j ConversionPattern with --layout"
+                    ));
+                }
+                sc.stats
+            }
+            None => {
+                stats.layout_from = "none".into();
+                stats
+            }
+        }
+    }
+
+    fn fold(
+        &mut self,
+        block: &Block,
+        scan: BlockScan,
+        on_event: &mut impl FnMut(Event),
+        on_unparsed: &mut impl FnMut(&UnparsedLine),
+    ) {
+        let base_line = self.lines_before;
+        self.stats.bytes += block.bytes.len() as u64;
+        self.stats.lines += scan.lines;
+        self.stats.records += scan.records;
+        self.stats.continuation_lines += scan.continuation_lines;
+        self.stats.long_lines += scan.long_lines;
+        for (lv, n) in Level::ALL.iter().zip(scan.levels) {
+            if n > 0 {
+                *self.stats.levels.entry(*lv).or_default() += n;
+            }
+        }
+        for (i, n) in scan.other_layout_records {
+            *self
+                .stats
+                .records_in_other_layouts
+                .entry(self.setup.others[i].name.clone())
+                .or_default() += n;
+        }
+        if let Some(tail) = scan.cut_tail {
+            // The rest of a line cut for length: part of whatever record that line was in.
+            let name = self.last_stream.clone();
+            self.extend_open(
+                &name,
+                &block.bytes[tail.start as usize..tail.end as usize],
+                block.offset + tail.end as u64,
+            );
+        }
+        for part in &scan.streams {
+            let state = self.streams.entry(part.name.clone()).or_default();
+            let has_record = state.has_record;
+            for l in &part.leading {
+                let text = &block.bytes[l.start as usize..l.end as usize];
+                if has_record {
+                    self.stats.continuation_lines += 1;
+                    let skip = if self.setup.docker {
+                        self.setup.stream_of(text).1
+                    } else {
+                        0
+                    };
+                    let name = part.name.clone();
+                    self.extend_open(&name, &text[skip..], block.offset + l.end as u64);
+                } else {
+                    let content = &text[if self.setup.docker {
+                        self.setup.stream_of(text).1
+                    } else {
+                        0
+                    }..];
+                    let reason = if self.setup.primary.is_none() {
+                        UnparsedReason::NoLayout
+                    } else {
+                        UnparsedReason::classify(content)
+                    };
+                    self.stats.unparsed += 1;
+                    *self.stats.unparsed_by_reason.entry(reason).or_default() += 1;
+                    on_unparsed(&UnparsedLine {
+                        line: base_line + l.line_idx as u64 + 1,
+                        byte_offset: block.offset + l.start as u64,
+                        text: String::from_utf8_lossy(text).into_owned(),
+                        reason,
+                    });
+                }
+            }
+            if part.has_header {
+                let state = self.streams.get_mut(&part.name).expect("inserted above");
+                state.has_record = true;
+                if let Some(seq) = state.open.take() {
+                    let idx = (seq - self.pending_base) as usize;
+                    let c = &mut self.pending[idx];
+                    self.setup.close(c);
+                }
+            }
+        }
+        if let Some(last) = scan.streams.last() {
+            self.last_stream = last.name.clone();
+        }
+        for mut c in scan.candidates {
+            c.line += base_line + 1;
+            let seq = self.pending_base + self.pending.len() as u64;
+            if c.open {
+                let name = scan.streams[c.stream as usize].name.clone();
+                self.streams.get_mut(&name).expect("stream seen").open = Some(seq);
+            }
+            c.stream = self.stream_index(&scan.streams[c.stream as usize].name);
+            self.pending.push_back(c);
+        }
+        self.lines_before += scan.lines;
+        self.flush(on_event);
+    }
+
+    fn stream_index(&mut self, name: &[u8]) -> u16 {
+        match self.stream_names.iter().position(|n| &**n == name) {
+            Some(i) => i as u16,
+            None => {
+                self.stream_names.push(name.into());
+                (self.stream_names.len() - 1) as u16
+            }
+        }
+    }
+
+    fn extend_open(&mut self, stream: &[u8], text: &[u8], end: u64) {
+        let Some(seq) = self.streams.get(stream).and_then(|s| s.open) else {
+            return;
+        };
+        let c = &mut self.pending[(seq - self.pending_base) as usize];
+        if c.text.len() < MAX_RECORD_TEXT {
+            c.text.push(b'\n');
+            c.text.extend_from_slice(text);
+        }
+        c.end = end;
+    }
+
+    /// Emits the matched records at the front of the queue, in input order.
+    fn flush(&mut self, on_event: &mut impl FnMut(Event)) {
+        while let Some(front) = self.pending.front() {
+            if front.open {
+                break;
+            }
+            let c = self.pending.pop_front().expect("front exists");
+            self.pending_base += 1;
+            if let Some(m) = c.result {
+                let event = self.make_event(
+                    c.stream, c.start, c.end, c.line, c.time, c.level, c.thread, m,
+                );
+                self.stats.events += 1;
+                *self
+                    .stats
+                    .events_by_kind
+                    .entry(event.kind.name().to_string())
+                    .or_default() += 1;
+                if let (Some(node), Some(from)) = (&event.node, event.node_from) {
+                    self.stats.nodes.entry(node.to_string()).or_insert_with(|| {
+                        serde_json::to_value(from)
+                            .ok()
+                            .and_then(|v| v.as_str().map(String::from))
+                            .unwrap_or_default()
+                    });
+                }
+                on_event(event);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn make_event(
+        &mut self,
+        stream: u16,
+        start: u64,
+        end: u64,
+        line: u64,
+        time: Option<Timestamp>,
+        level: Option<Level>,
+        thread: Arc<str>,
+        m: RuleMatch,
+    ) -> Event {
+        let rule = &self.setup.grammar.rules[m.rule as usize];
+        let name = self.stream_names[stream as usize].clone();
+        let state = self.streams.entry(name.clone()).or_default();
+        if state.docker_name.is_none() && !name.is_empty() {
+            state.docker_name = Some(String::from_utf8_lossy(&name).into());
+        }
+        if rule.event == EventKind::ProcessStarted {
+            if let Some(Value::HostIp { host, .. }) =
+                m.fields.iter().find(|(n, _)| *n == "host").map(|(_, v)| v)
+            {
+                state.banner_host = Some(host.as_str().into());
+            }
+        }
+        let (node, node_from) = if let Some(n) = &self.cli_node {
+            (Some(n.clone()), Some(NodeSource::Cli))
+        } else if let Some(n) = &self.file_node {
+            (Some(n.clone()), Some(NodeSource::FileName))
+        } else if let Some(n) = &state.docker_name {
+            (Some(n.clone()), Some(NodeSource::DockerPrefix))
+        } else if let Some(n) = &state.banner_host {
+            (Some(n.clone()), Some(NodeSource::Banner))
+        } else {
+            match node::from_thread(&thread, &[]) {
+                Some((n, from)) => (Some(n), Some(from)),
+                None => (None, None),
+            }
+        };
+        Event {
+            kind: rule.event,
+            rule: m.rule,
+            component: rule.component,
+            node,
+            node_from,
+            time,
+            level,
+            thread,
+            fields: m.fields,
+            span: Span {
+                input: self.input_id,
+                line,
+                byte_offset: start,
+                byte_len: end - start,
+            },
+        }
+    }
+
+    fn finish(&mut self, on_event: &mut impl FnMut(Event)) {
+        for c in self.pending.iter_mut() {
+            if c.open {
+                self.setup.close(c);
+            }
+        }
+        for s in self.streams.values_mut() {
+            s.open = None;
+        }
+        self.flush(on_event);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan_text(text: &[u8]) -> (InputStats, Vec<Event>, Vec<UnparsedLine>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("input.log");
+        std::fs::write(&path, text).unwrap();
+        let grammar = Grammar::embedded().unwrap();
+        let mut events = Vec::new();
+        let mut unparsed = Vec::new();
+        let stats = InputScan::run(
+            0,
+            &Source::File(path),
+            &grammar,
+            &ScanOptions::default(),
+            |e| events.push(e),
+            |u| unparsed.push(u.clone()),
+        );
+        (stats, events, unparsed)
+    }
+
+    const BANNER: &str = "2026-08-23 10:00:01,234 [main] INFO org.apache.hadoop.hdds.scm.server.StorageContainerManagerStarter: STARTUP_MSG: \n/************************************************************\nSTARTUP_MSG: Starting StorageContainerManager\nSTARTUP_MSG:        host = scm1/172.18.0.4\nSTARTUP_MSG:     version = 2.2.0\n************************************************************/\n";
+
+    #[test]
+    fn folds_banner_and_stack_trace_lines() {
+        let text = format!(
+            "garbage before\n{BANNER}2026-08-23 10:00:02,000 [main] ERROR org.apache.hadoop.hdds.scm.ha.SCMStateMachine: Failed to reinitialize SCMStateMachine.\njava.io.IOException: boom\n\tat a.b(C.java:1)\n2026-08-23 10:00:03,000 [x] INFO org.apache.hadoop.hdds.scm.ha.SCMHAManagerImpl: Replaced DB with checkpoint, term: 2, index: 202"
+        );
+        let (stats, events, unparsed) = scan_text(text.as_bytes());
+        assert_eq!(stats.layout.as_deref(), Some("daemon"));
+        assert_eq!(stats.records, 3);
+        assert_eq!(stats.lines, 11);
+        assert_eq!(stats.continuation_lines, 7);
+        assert_eq!(stats.unparsed, 1);
+        assert_eq!(unparsed[0].line, 1);
+        let kinds: Vec<_> = events.iter().map(|e| e.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                EventKind::ProcessStarted,
+                EventKind::StateMachineReinitializeFailed,
+                EventKind::CheckpointInstalled
+            ]
+        );
+        assert_eq!(events[0].span.line, 2);
+        assert_eq!(events[0].node.as_deref(), Some("scm1"));
+        assert_eq!(events[0].node_from, Some(NodeSource::Banner));
+        let banner_len = BANNER.len() as u64 - 1;
+        assert_eq!(events[0].span.byte_len, banner_len);
+        assert_eq!(events[1].span.line, 8);
+        assert_eq!(events[2].span.line, 11);
+        assert_eq!(
+            events[2].span.byte_offset as usize,
+            text.rfind("2026-08-23 10:00:03").unwrap()
+        );
+        assert_eq!(
+            events[2].span.byte_len as usize,
+            text.len() - events[2].span.byte_offset as usize
+        );
+    }
+
+    #[test]
+    fn crlf_and_invalid_utf8() {
+        let mut text = BANNER.replace('\n', "\r\n").into_bytes();
+        text.extend_from_slice(b"2026-08-23 10:00:03,000 [x\xff] INFO org.apache.hadoop.hdds.scm.ha.SCMHAManagerImpl: Replaced DB with checkpoint, term: 2, index: 202\r\n");
+        let (stats, events, _) = scan_text(&text);
+        assert_eq!(stats.records, 2);
+        assert_eq!(events.len(), 2);
+        assert_eq!(events[1].fields[1].1, Value::U64(202));
+        assert_eq!(&*events[1].thread, "x\u{fffd}");
+    }
+
+    #[test]
+    fn block_boundaries_do_not_change_results() {
+        // Many records with a banner across the 1 MiB boundary.
+        let filler =
+            "2026-08-23 10:00:02,000 [main] INFO org.apache.ratis.Foo: nothing to see here\n";
+        let mut text = String::new();
+        while text.len() < input::BLOCK_SIZE - 100 {
+            text.push_str(filler);
+        }
+        text.push_str(BANNER);
+        for _ in 0..1000 {
+            text.push_str(filler);
+        }
+        let (stats, events, unparsed) = scan_text(text.as_bytes());
+        assert!(unparsed.is_empty());
+        assert_eq!(events.len(), 1);
+        assert_eq!(
+            events[0].field("host"),
+            Some(&Value::HostIp {
+                host: "scm1".into(),
+                ip: Some("172.18.0.4".into())
+            })
+        );
+        assert_eq!(events[0].span.byte_len, BANNER.len() as u64 - 1);
+        assert_eq!(stats.lines as usize, text.lines().count());
+    }
+
+    #[test]
+    fn docker_streams_fold_per_container() {
+        let text = "Attaching to a_1, b_1\n\
+a_1  | 2026-08-23 10:00:01,234 [main] INFO server.StorageContainerManagerStarter: STARTUP_MSG: \n\
+b_1  | WARNING: An illegal reflective access operation has occurred\n\
+a_1  | /************************************************************\n\
+b_1  | 2026-08-23 10:00:01,300 [main] INFO ozone.HddsDatanodeService: hello\n\
+a_1  | STARTUP_MSG: Starting StorageContainerManager\n\
+a_1  | STARTUP_MSG:   host = 41fda388584c/172.18.0.8\n";
+        let (stats, events, unparsed) = scan_text(text.as_bytes());
+        assert!(stats.docker_prefixes);
+        assert_eq!(stats.records, 2);
+        assert_eq!(
+            unparsed.iter().map(|u| u.reason).collect::<Vec<_>>(),
+            [UnparsedReason::DockerAttach, UnparsedReason::JvmMessage]
+        );
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].node.as_deref(), Some("a_1"));
+        assert_eq!(
+            events[0].field("service"),
+            Some(&Value::Str("StorageContainerManager".into()))
+        );
+    }
+
+    #[test]
+    fn no_layout_is_reported() {
+        let (stats, events, unparsed) = scan_text(b"\x00\x01garbage\nmore garbage\n");
+        assert!(events.is_empty());
+        assert_eq!(stats.layout, None);
+        assert_eq!(unparsed.len(), 2);
+        assert!(unparsed
+            .iter()
+            .all(|u| u.reason == UnparsedReason::NoLayout));
+        assert!(stats.errors[0].contains("--layout"));
+    }
+}
