@@ -3,7 +3,7 @@
 use crate::grammar::Grammar;
 use crate::input::{self, Source};
 use crate::layout::{builtin_by_name, Layout};
-use crate::scan::{InputScan, InputStats, ScanOptions, UnparsedLine};
+use crate::scan::{scan_input, InputStats, ScanOptions, UnparsedLine};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use miette::{miette, Diagnostic, NamedSource, Report};
 use std::io::{self, Write};
@@ -85,7 +85,29 @@ struct LayoutArgError {
     span: miette::SourceSpan,
 }
 
+/// Diagnostics: colour only on a terminal (and never with `NO_COLOR`), no hyperlinks, a stable width, so
+/// what CI logs and snapshot tests see does not depend on the machine.
+fn install_report_handler() {
+    use std::io::IsTerminal;
+    let color = io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let width = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(100);
+    let _ = miette::set_hook(Box::new(move |_| {
+        Box::new(
+            miette::MietteHandlerOpts::new()
+                .terminal_links(false)
+                .color(color)
+                .unicode(color)
+                .width(width)
+                .build(),
+        )
+    }));
+}
+
 pub fn main() -> i32 {
+    install_report_handler();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -216,7 +238,7 @@ fn cmd_events(args: &InputArgs) -> Result<i32, Report> {
     let mut write_error: Option<io::Error> = None;
     for (i, source) in p.sources.iter().enumerate() {
         let path = source.display();
-        let stats = InputScan::run(
+        let stats = scan_input(
             i as u32,
             source,
             &p.grammar,
@@ -256,7 +278,7 @@ fn cmd_stats(args: &InputArgs, format: StatsFormat) -> Result<i32, Report> {
     let mut had_errors = false;
     for (i, source) in p.sources.iter().enumerate() {
         let path = source.display();
-        let stats = InputScan::run(
+        let stats = scan_input(
             i as u32,
             source,
             &p.grammar,

@@ -10,7 +10,8 @@ use crate::value::Value;
 use crate::vocab::{Component, EventKind, FieldType};
 use miette::{Diagnostic, NamedSource, SourceSpan};
 use regex::bytes::Regex;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::HashMap as StdHashMap;
 use std::path::Path;
 
 include!(concat!(env!("OUT_DIR"), "/embedded_grammars.rs"));
@@ -143,7 +144,7 @@ impl Grammar {
     }
 
     fn build(rules: Vec<Rule>) -> Result<Grammar, Box<GrammarError>> {
-        let mut by_logger: HashMap<Box<[u8]>, Vec<u32>> = HashMap::new();
+        let mut by_logger: HashMap<Box<[u8]>, Vec<u32>> = HashMap::default();
         let mut any_logger = Vec::new();
         let mut first = [false; 256];
         for (i, rule) in rules.iter().enumerate() {
@@ -203,10 +204,16 @@ impl Grammar {
         self.by_logger.contains_key(logger)
     }
 
-    /// Could a logger-independent rule match a message starting with this byte?
+    /// Could a logger-independent rule (banners, signals, exit lines) match this message?
     #[inline]
-    pub fn wants_message_start(&self, first: Option<u8>) -> bool {
-        first.is_some_and(|b| self.any_logger_first_bytes[b as usize])
+    pub fn wants_message(&self, message: &[u8]) -> bool {
+        match message.first() {
+            Some(&b) if self.any_logger_first_bytes[b as usize] => self
+                .any_logger
+                .iter()
+                .any(|&i| message.starts_with(&self.rules[i as usize].literal_prefix)),
+            _ => false,
+        }
     }
 
     /// Matches a whole record: its logger rendering, level and message text.
@@ -217,7 +224,7 @@ impl Grammar {
         text: &[u8],
     ) -> Option<RuleMatch> {
         let by_logger = self.by_logger.get(logger).map(Vec::as_slice).unwrap_or(&[]);
-        let any = if self.wants_message_start(text.first().copied()) {
+        let any = if self.wants_message(text) {
             &self.any_logger[..]
         } else {
             &[]
@@ -444,7 +451,7 @@ pub fn parse_rules(name: &str, text: &str) -> Result<Vec<Rule>, Box<GrammarError
     if let Some(raw) = current.take() {
         rules.push(compile(&cx, raw, default_component)?);
     }
-    let mut ids = HashMap::new();
+    let mut ids = StdHashMap::new();
     for r in &rules {
         if let Some(prev) = ids.insert(r.id.clone(), r.origin.1) {
             let line_off = line_offset(text, r.origin.1);
@@ -769,6 +776,10 @@ fn compile_template(
             }
         }
         let c = t[i..].chars().next().expect("in bounds");
+        // The prefix is checked against a record's first line before its continuation lines are read.
+        if c == '\n' {
+            in_prefix = false;
+        }
         if in_prefix {
             literal_prefix.extend_from_slice(c.to_string().as_bytes());
         }

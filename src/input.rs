@@ -7,7 +7,7 @@ use flate2::read::MultiGzDecoder;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 
 /// Blocks are cut at a newline near this size.
 pub const BLOCK_SIZE: usize = 1 << 20;
@@ -181,66 +181,83 @@ pub struct Block {
     pub continues_line: bool,
 }
 
-/// What the reader thread sends: blocks in order, then possibly one error.
-pub type BlockResult = Result<Block, (u64, io::Error)>;
+/// What the reader thread sends: a sequence number, then a block or the read error that ended the input.
+pub type BlockMessage = (u64, Result<Block, (u64, io::Error)>);
 
-/// Reads `reader` on a background thread into newline-aligned blocks; at most `in_flight` wait in the channel.
+/// Reads `reader` on a background thread into newline-aligned blocks. Before each block the reader takes a
+/// buffer from the returned sender's channel, so at most `in_flight` blocks exist until the consumer hands
+/// buffers back: memory stays bounded whatever the input size, and buffers are reused rather than
+/// allocated (and page-faulted) anew for every block.
 pub fn spawn_block_reader(
     mut reader: Box<dyn Read + Send>,
     in_flight: usize,
-) -> Receiver<BlockResult> {
-    let (tx, rx) = sync_channel(in_flight);
+) -> (Receiver<BlockMessage>, SyncSender<Vec<u8>>) {
+    let (tx, rx) = channel();
+    let (permit_tx, permit_rx) = sync_channel::<Vec<u8>>(in_flight);
+    for _ in 0..in_flight {
+        permit_tx.send(Vec::new()).expect("channel has room");
+    }
     std::thread::spawn(move || {
         let mut carry: Vec<u8> = Vec::new();
         let mut offset: u64 = 0;
+        let mut seq: u64 = 0;
         let mut continues_line = false;
         loop {
-            let mut buf = std::mem::take(&mut carry);
-            let want = BLOCK_SIZE.max(buf.len() + BLOCK_SIZE / 4);
-            buf.reserve(want.saturating_sub(buf.len()));
+            let Ok(mut buf) = permit_rx.recv() else {
+                return; // the consumer stopped
+            };
+            buf.clear();
+            buf.reserve(BLOCK_SIZE + BLOCK_SIZE / 2);
+            buf.append(&mut carry);
             let mut eof = false;
-            // Fill up to BLOCK_SIZE, then keep reading until the block holds a newline (or MAX_LINE).
-            while buf.len() < BLOCK_SIZE
-                || (memchr::memchr(b'\n', &buf).is_none() && buf.len() < MAX_LINE)
-            {
-                let start = buf.len();
-                let target = if buf.len() < BLOCK_SIZE {
-                    BLOCK_SIZE
+            let mut searched = 0;
+            loop {
+                let need = if buf.len() < BLOCK_SIZE {
+                    BLOCK_SIZE - buf.len()
+                } else if buf.len() < MAX_LINE && memchr::memchr(b'\n', &buf[searched..]).is_none()
+                {
+                    // One line longer than the block: read on until it ends (or hits MAX_LINE).
+                    searched = buf.len();
+                    BLOCK_SIZE.min(MAX_LINE - buf.len())
                 } else {
-                    buf.len() + BLOCK_SIZE
+                    break;
                 };
-                buf.resize(target, 0);
-                match read_some(&mut reader, &mut buf[start..]) {
-                    Ok(0) => {
-                        buf.truncate(start);
+                match (&mut reader).take(need as u64).read_to_end(&mut buf) {
+                    Ok(n) if n < need => {
                         eof = true;
                         break;
                     }
-                    Ok(n) => buf.truncate(start + n),
+                    Ok(_) => {}
                     Err(e) => {
-                        buf.truncate(start);
                         // Deliver what was read before the error, then the error.
                         if !buf.is_empty() {
                             let len = buf.len() as u64;
-                            let _ = tx.send(Ok(Block {
-                                offset,
-                                bytes: buf,
-                                continues_line,
-                            }));
+                            let _ = tx.send((
+                                seq,
+                                Ok(Block {
+                                    offset,
+                                    bytes: buf,
+                                    continues_line,
+                                }),
+                            ));
+                            seq += 1;
                             offset += len;
                         }
-                        let _ = tx.send(Err((offset, e)));
+                        let _ = tx.send((seq, Err((offset, e))));
                         return;
                     }
                 }
             }
             if eof {
                 if !buf.is_empty() {
-                    let _ = tx.send(Ok(Block {
-                        offset,
-                        bytes: buf,
-                        continues_line,
-                    }));
+                    let _ = tx.send((
+                        seq,
+                        Ok(Block {
+                            offset,
+                            bytes: buf,
+                            continues_line,
+                        }),
+                    ));
                 }
                 return;
             }
@@ -253,29 +270,24 @@ pub fn spawn_block_reader(
             let next_continues = !buf.ends_with(b"\n");
             let len = buf.len() as u64;
             if tx
-                .send(Ok(Block {
-                    offset,
-                    bytes: buf,
-                    continues_line,
-                }))
+                .send((
+                    seq,
+                    Ok(Block {
+                        offset,
+                        bytes: buf,
+                        continues_line,
+                    }),
+                ))
                 .is_err()
             {
-                return; // the consumer stopped
+                return;
             }
+            seq += 1;
             offset += len;
             continues_line = next_continues;
         }
     });
-    rx
-}
-
-fn read_some(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
-    loop {
-        match r.read(buf) {
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            other => return other,
-        }
-    }
+    (rx, permit_tx)
 }
 
 #[cfg(test)]
@@ -314,8 +326,14 @@ mod tests {
     }
 
     fn blocks_of(data: Vec<u8>) -> Vec<Block> {
-        let rx = spawn_block_reader(Box::new(io::Cursor::new(data)), 2);
-        rx.into_iter().map(|b| b.unwrap()).collect()
+        let (rx, permits) = spawn_block_reader(Box::new(io::Cursor::new(data)), 2);
+        let mut out = Vec::new();
+        for (seq, b) in rx {
+            assert_eq!(seq, out.len() as u64);
+            out.push(b.unwrap());
+            let _ = permits.send(Vec::new());
+        }
+        out
     }
 
     #[test]

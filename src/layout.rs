@@ -5,7 +5,6 @@
 //! matcher that only backtracks on free-text fields (thread names may hold spaces and brackets).
 
 use crate::time::{digits, Timestamp};
-use memchr::memmem;
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -56,7 +55,7 @@ impl Level {
             b'F' => (Level::Fatal, b"FATAL"),
             _ => return None,
         };
-        if b.starts_with(word) {
+        if has_prefix(b, word) {
             return Some((level, word.len()));
         }
         // log4j 1.x prints "WARN"; some appenders print "WARNING".
@@ -88,6 +87,34 @@ enum DateTok {
 struct DateFormat {
     toks: Vec<DateTok>,
     has_date: bool,
+    /// `yyyy-MM-dd HH:mm:ss,SSS`, the layout of nearly every Ozone log: parsed by a fixed-offset fast path.
+    iso: bool,
+}
+
+/// `yyyy-MM-dd HH:mm:ss,SSS` at fixed offsets.
+#[inline]
+fn parse_iso8601(b: &[u8]) -> Option<(Timestamp, usize)> {
+    let b = b.get(..23)?;
+    if b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b' '
+        || b[13] != b':'
+        || b[16] != b':'
+        || b[19] != b','
+    {
+        return None;
+    }
+    let (y, mo, d) = (digits(&b[0..4])?, digits(&b[5..7])?, digits(&b[8..10])?);
+    let (h, mi, s, ms) = (
+        digits(&b[11..13])?,
+        digits(&b[14..16])?,
+        digits(&b[17..19])?,
+        digits(&b[20..23])?,
+    );
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 24 || mi > 60 || s > 61 {
+        return None;
+    }
+    Some((Timestamp::from_parts(y as i64, mo, d, h, mi, s, ms), 23))
 }
 
 impl DateFormat {
@@ -135,12 +162,20 @@ impl DateFormat {
         let has_date = toks
             .iter()
             .any(|t| matches!(t, DateTok::Year4 | DateTok::Year2));
-        Ok(DateFormat { toks, has_date })
+        let iso = spec == "yyyy-MM-dd HH:mm:ss,SSS";
+        Ok(DateFormat {
+            toks,
+            has_date,
+            iso,
+        })
     }
 
     /// Parses a timestamp at the start of `b`; returns it and the bytes consumed.
     #[inline]
     fn parse(&self, b: &[u8]) -> Option<(Timestamp, usize)> {
+        if self.iso {
+            return parse_iso8601(b);
+        }
         let (mut y, mut mo, mut d, mut h, mut mi, mut s, mut ms) =
             (1970i64, 1u32, 1u32, 0, 0, 0, 0);
         let mut p = 0;
@@ -210,6 +245,24 @@ fn month_from_name(b: &[u8]) -> Option<u32> {
     NAMES.iter().position(|n| &n[..] == b).map(|i| i as u32 + 1)
 }
 
+/// `starts_with` for the short literals of a layout, without a `memcmp` call per line.
+#[inline(always)]
+fn has_prefix(hay: &[u8], needle: &[u8]) -> bool {
+    hay.len() >= needle.len() && hay.iter().zip(needle).all(|(a, b)| a == b)
+}
+
+/// Bytes a logger name may contain: `[A-Za-z0-9_.$-]`.
+static LOGGER_CHARS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = c.is_ascii_alphanumeric() || c == b'.' || c == b'_' || c == b'$' || c == b'-';
+        i += 1;
+    }
+    t
+};
+
 /// Fields of a header that have no fixed syntax; they end where the next literal begins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum FreeField {
@@ -227,7 +280,8 @@ enum Segment {
     Spaces,
     Date(DateFormat),
     Level,
-    Logger,
+    /// `%c{n}`: at most `n` dot-separated components (`u8::MAX` for the full name).
+    Logger(u8),
     Free(FreeField),
     SourceLine,
     Message,
@@ -354,7 +408,13 @@ impl Layout {
                     })?,
                 )),
                 "p" | "level" | "le" => Some(Segment::Level),
-                "c" | "logger" | "lo" => Some(Segment::Logger),
+                "c" | "logger" | "lo" => Some(Segment::Logger(
+                    // log4j2 also reads `{36}` as a length to abbreviate to; only small counts constrain.
+                    option
+                        .and_then(|o| o.parse::<u8>().ok())
+                        .filter(|&n| n <= 8)
+                        .unwrap_or(u8::MAX),
+                )),
                 "t" | "thread" | "tn" => Some(Segment::Free(FreeField::Thread)),
                 "F" | "file" => Some(Segment::Free(FreeField::File)),
                 "M" | "method" => Some(Segment::Free(FreeField::Method)),
@@ -416,7 +476,7 @@ impl Layout {
                 }
             }
         }
-        let has_logger = segments.contains(&Segment::Logger);
+        let has_logger = segments.iter().any(|s| matches!(s, Segment::Logger(_)));
         Ok(Layout {
             name: name.to_string(),
             pattern: pattern.to_string(),
@@ -469,14 +529,18 @@ impl Layout {
                 }
                 None => false,
             },
-            Segment::Logger => {
+            Segment::Logger(components) => {
                 let n = line[pos..]
                     .iter()
-                    .take_while(|&&c| {
-                        c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'$' | b'-')
-                    })
+                    .take_while(|&&c| LOGGER_CHARS[c as usize])
                     .count();
                 if n == 0 {
+                    return false;
+                }
+                if *components != u8::MAX
+                    && memchr::memchr_iter(b'.', &line[pos..pos + n]).count()
+                        >= *components as usize
+                {
                     return false;
                 }
                 h.logger = (pos as u32, (pos + n) as u32);
@@ -503,16 +567,21 @@ impl Layout {
                     Some(Segment::Literal(l)) => l,
                     _ => b" ",
                 };
+                // Try each place where the next literal occurs, leftmost first (memchr on its first byte is
+                // much cheaper than building a substring searcher per line).
                 let mut from = pos;
-                while let Some(off) = memmem::find(&line[from..], next) {
+                while let Some(off) = memchr::memchr(next[0], &line[from..]) {
                     let end = from + off;
+                    from = end + 1;
+                    if !has_prefix(&line[end..], next) {
+                        continue;
+                    }
                     if *field == FreeField::Thread {
                         h.thread = (pos as u32, end as u32);
                     }
                     if self.match_from(k + 1, line, end, h) {
                         return true;
                     }
-                    from = end + 1;
                 }
                 false
             }
@@ -528,6 +597,7 @@ impl Layout {
 pub const BUILTIN_LAYOUTS: &[(&str, &str)] = &[
     ("test", "%d{ISO8601} [%t] %-5p %c{2} (%F:%M(%L)) - %m%n"),
     ("intellij", "%d{ISO8601} %-5p %c{2} (%F:%M(%L)) - %m%n"),
+    ("console", "%d{ISO8601} [%t] %p %c{2}: %m%n"),
     ("daemon", "%d{ISO8601} [%t] %p %c: %m%n"),
     ("om-ha", "%d{yyyy-MM-dd HH:mm:ss} %-5p %c{1}:%L - %m%n"),
     (
@@ -538,7 +608,8 @@ pub const BUILTIN_LAYOUTS: &[(&str, &str)] = &[
         "dn-container",
         "%d{DEFAULT} | %-5level | %msg | %throwable{3} %n",
     ),
-    ("security-audit", "%d{ISO8601} %p %c: %m%n"),
+    // The TLA and RFAS appenders, and the docker console layout of Ozone 0.4/0.5 (2019).
+    ("threadless", "%d{ISO8601} %p %c: %m%n"),
     ("hadoop-client", "%d{yy/MM/dd HH:mm:ss} %p %c{2}: %m%n"),
     (
         "log4j2-default",
@@ -605,9 +676,16 @@ mod tests {
     }
 
     #[test]
-    fn console_layout_is_the_daemon_matcher() {
+    fn console_layout_takes_two_component_loggers_only() {
         let line = "2026-08-23 10:15:31,007 [2f3c-e9@group-9F3A1C2B4D5E-StateMachineUpdater] INFO ha.SCMHAManagerImpl: Replaced DB with checkpoint, term: 3, index: 5120";
-        let (h, msg) = header("daemon", line);
+        header("daemon", line);
+        let daemon =
+            "2026-08-23 10:15:31,007 [main] INFO org.apache.hadoop.hdds.scm.ha.SCMHAManagerImpl: x";
+        assert!(builtin_by_name("console")
+            .unwrap()
+            .match_header(daemon.as_bytes())
+            .is_none());
+        let (h, msg) = header("console", line);
         assert_eq!(h.logger(line.as_bytes()), b"ha.SCMHAManagerImpl");
         assert_eq!(msg, "Replaced DB with checkpoint, term: 3, index: 5120");
     }

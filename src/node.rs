@@ -102,21 +102,34 @@ fn ratis_member_peer(b: &[u8]) -> Option<&str> {
     std::str::from_utf8(peer).ok()
 }
 
-/// Ozone's `HddsUtils.threadNamePrefix(nodeId)` makes threads like `scm1-SCMInstallSnapshot-0`. Only node ids
-/// of the service-name-and-number shape count: any other dash-separated word is an ordinary thread name.
+/// Ozone's `HddsUtils.threadNamePrefix(id)` makes threads like `scm1-SCMInstallSnapshot-0`: the SCM or OM node
+/// id (`scm1`, `scmNode-2`, `om1`), a datanode's UUID, or `Recon`. Only those shapes count: any other
+/// dash-separated word (`Thread-0`, `ReconTaskThread-1`) is an ordinary thread name.
 fn node_id_prefix(thread: &str) -> Option<&str> {
-    let (prefix, rest) = thread.split_once('-')?;
-    if rest.is_empty() {
-        return None;
+    let b = thread.as_bytes();
+    if b.len() > 37 && b[36] == b'-' && is_uuid(&b[..36]) {
+        return Some(&thread[..36]);
     }
-    for service in ["scm", "om", "dn", "datanode", "recon"] {
-        if let Some(num) = prefix.strip_prefix(service) {
-            if !num.is_empty() && num.bytes().all(|c| c.is_ascii_digit()) {
-                return Some(prefix);
+    if thread.starts_with("Recon-") {
+        return Some("Recon");
+    }
+    for service in ["scmNode-", "omNode-", "scm", "om", "dn", "datanode"] {
+        if let Some(rest) = thread.strip_prefix(service) {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            if digits > 0 && rest.as_bytes().get(digits) == Some(&b'-') && rest.len() > digits + 1 {
+                return Some(&thread[..service.len() + digits]);
             }
         }
     }
     None
+}
+
+fn is_uuid(b: &[u8]) -> bool {
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
 }
 
 #[cfg(test)]
@@ -193,5 +206,24 @@ mod tests {
         assert_eq!(from_thread("IPC Server handler 3 on 9861", b""), None);
         assert_eq!(from_thread("ReconTaskThread-1", b""), None);
         assert_eq!(from_thread("Thread-0", b""), None);
+        assert_eq!(
+            from_thread("scmNode-2-SCMInstallSnapshot-0", b""),
+            Some(("scmNode-2".into(), NodeSource::ThreadPrefix))
+        );
+        assert_eq!(
+            from_thread("Recon-SyncOM-0", b""),
+            Some(("Recon".into(), NodeSource::ThreadPrefix))
+        );
+        assert_eq!(
+            from_thread(
+                "1d3c5e7a-2b4c-4d6e-8f0a-1b2c3d4e5f60-DatanodeStateMachineDaemonThread",
+                b""
+            ),
+            Some((
+                "1d3c5e7a-2b4c-4d6e-8f0a-1b2c3d4e5f60".into(),
+                NodeSource::ThreadPrefix
+            ))
+        );
+        assert_eq!(from_thread("scm-x", b""), None);
     }
 }

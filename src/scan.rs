@@ -14,7 +14,6 @@ use crate::node;
 use crate::time::Timestamp;
 use crate::value::Value;
 use crate::vocab::EventKind;
-use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
@@ -27,8 +26,8 @@ const DETECT_LINES: usize = 2000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum UnparsedReason {
-    /// docker-compose's `Attaching to ...` line.
-    DockerAttach,
+    /// docker-compose's own lines: `Attaching to ...`, `x_1 exited with code N`.
+    DockerCompose,
     /// The JVM's own stderr output (`WARNING: ...`, `Picked up ...`, `OpenJDK ...`).
     JvmMessage,
     /// The logging framework's own messages (`log4j:WARN`, `SLF4J:`, `ERROR StatusLogger`).
@@ -54,8 +53,8 @@ impl UnparsedReason {
         let t = line.trim_ascii();
         if t.is_empty() {
             UnparsedReason::Blank
-        } else if t.starts_with(b"Attaching to ") {
-            UnparsedReason::DockerAttach
+        } else if t.starts_with(b"Attaching to ") || is_compose_exit(t) {
+            UnparsedReason::DockerCompose
         } else if t.starts_with(b"WARNING: ")
             || t.starts_with(b"Picked up ")
             || t.starts_with(b"OpenJDK ")
@@ -73,6 +72,14 @@ impl UnparsedReason {
             UnparsedReason::BeforeFirstRecord
         }
     }
+}
+
+/// `ozone_scm_1 exited with code 143`.
+fn is_compose_exit(t: &[u8]) -> bool {
+    let Some(i) = memchr::memmem::find(t, b" exited with code ") else {
+        return false;
+    };
+    i > 0 && !t[..i].contains(&b' ') && t[i + 18..].iter().all(u8::is_ascii_digit)
 }
 
 /// A line that belongs to no record, reported with `--verbose`.
@@ -201,10 +208,8 @@ impl Setup<'_> {
                 end: end as u32,
                 line_idx: 0,
             });
+            // The tail was counted with its line in the previous block.
             pos = (end + 1).min(bytes.len());
-            if end < bytes.len() {
-                line_idx = 1;
-            }
         }
         while pos < bytes.len() {
             let nl = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
@@ -220,21 +225,25 @@ impl Setup<'_> {
             line_idx += 1;
             pos = nl + 1;
 
-            let (name, skip) = if self.docker {
-                self.stream_of(raw)
-            } else {
-                (Box::default(), 0)
-            };
-            let stream = match scan.streams.iter().position(|s| s.name == name) {
-                Some(i) => i,
-                None => {
-                    scan.streams.push(StreamPart {
-                        name,
-                        ..StreamPart::default()
-                    });
-                    current.push(None);
-                    scan.streams.len() - 1
+            let (stream, skip) = if self.docker {
+                let (name, skip) = self.stream_of(raw);
+                match scan.streams.iter().position(|s| s.name == name) {
+                    Some(i) => (i, skip),
+                    None => {
+                        scan.streams.push(StreamPart {
+                            name,
+                            ..StreamPart::default()
+                        });
+                        current.push(None);
+                        (scan.streams.len() - 1, skip)
+                    }
                 }
+            } else {
+                if scan.streams.is_empty() {
+                    scan.streams.push(StreamPart::default());
+                    current.push(None);
+                }
+                (0, 0)
             };
             let content = &raw[skip..];
             let header = self
@@ -287,9 +296,7 @@ impl Setup<'_> {
             }
             let logger = h.logger(content);
             let message = &content[h.message_start as usize..];
-            if self.grammar.wants_logger(logger)
-                || self.grammar.wants_message_start(message.first().copied())
-            {
+            if self.grammar.wants_logger(logger) || self.grammar.wants_message(message) {
                 scan.candidates.push(Candidate {
                     stream: stream as u16,
                     start: block.offset + this.start as u64,
@@ -326,10 +333,10 @@ struct StreamState {
     banner_host: Option<Arc<str>>,
 }
 
-/// Reads one input and calls back with its events and unparsed lines, in input order.
-pub struct InputScan<'a> {
+/// The in-order state of one input: streams, open records, counters.
+struct InputScan<'a> {
     input_id: u32,
-    setup: Setup<'a>,
+    setup: &'a Setup<'a>,
     stats: InputStats,
     streams: HashMap<Box<[u8]>, StreamState>,
     stream_names: Vec<Box<[u8]>>,
@@ -384,124 +391,163 @@ fn detect(bytes: &[u8], given: Option<&Layout>) -> (Option<Layout>, bool, &'stat
     }
 }
 
-impl<'a> InputScan<'a> {
-    /// Scans `source` completely. `on_event` receives events in input order; `on_unparsed` every line that
-    /// belongs to no record.
-    pub fn run(
-        input_id: u32,
-        source: &Source,
-        grammar: &'a Grammar,
-        options: &ScanOptions,
-        mut on_event: impl FnMut(Event),
-        mut on_unparsed: impl FnMut(&UnparsedLine),
-    ) -> InputStats {
-        let path = source.display();
-        let mut stats = InputStats {
-            path: path.clone(),
-            ..InputStats::default()
-        };
-        let reader = match input::open(source) {
-            Ok(r) => r,
-            Err(e) => {
-                stats.errors.push(format!("{path}: cannot open: {e}"));
-                stats.layout_from = "none".into();
-                return stats;
+/// Scans `source` completely. `on_event` receives events in input order; `on_unparsed` every line that
+/// belongs to no record.
+pub fn scan_input(
+    input_id: u32,
+    source: &Source,
+    grammar: &Grammar,
+    options: &ScanOptions,
+    mut on_event: impl FnMut(Event),
+    mut on_unparsed: impl FnMut(&UnparsedLine),
+) -> InputStats {
+    let path = source.display();
+    let reader = match input::open(source) {
+        Ok(r) => r,
+        Err(e) => {
+            return InputStats {
+                path: path.clone(),
+                layout_from: "none".into(),
+                errors: vec![format!("{path}: cannot open: {e}")],
+                ..InputStats::default()
             }
+        }
+    };
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let (rx, permits) = input::spawn_block_reader(reader, workers * 3);
+    let mut errors = Vec::new();
+    let read_error = |offset: u64, e: std::io::Error| {
+        let what = if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            "the input ends early (truncated gzip stream)".to_string()
+        } else {
+            e.to_string()
         };
-        let threads = rayon::current_num_threads().max(1);
-        let batch = threads * 2;
-        let rx = input::spawn_block_reader(reader, batch);
-        let mut scanner: Option<InputScan> = None;
-        let file_node = source
+        format!("{path}: read error at byte {offset} of the decompressed input: {what}; the records before it were checked")
+    };
+    // The first block decides the layout; it is scanned here, the rest by the workers.
+    let empty = || Block {
+        offset: 0,
+        bytes: Vec::new(),
+        continues_line: false,
+    };
+    let mut ended = false;
+    let first = match rx.recv() {
+        Ok((_, Ok(block))) => block,
+        Ok((_, Err((offset, e)))) => {
+            errors.push(read_error(offset, e));
+            ended = true;
+            empty()
+        }
+        Err(_) => {
+            ended = true;
+            empty()
+        }
+    };
+    let (layout, docker, from) = detect(&first.bytes, options.layout.as_ref());
+    // A layout given with --layout is the user's word: no fallback to the builtin ones.
+    let others = match options.layout {
+        Some(_) => Vec::new(),
+        None => builtin_layouts()
+            .into_iter()
+            .filter(|l| Some(&l.pattern) != layout.as_ref().map(|p| &p.pattern))
+            .collect(),
+    };
+    let setup = Setup {
+        primary: layout,
+        others,
+        grammar,
+        docker,
+    };
+    let mut sc = InputScan {
+        input_id,
+        setup: &setup,
+        stats: InputStats {
+            path: path.clone(),
+            layout: setup.primary.as_ref().map(|l| l.name.clone()),
+            pattern: setup.primary.as_ref().map(|l| l.pattern.clone()),
+            layout_from: from.to_string(),
+            docker_prefixes: docker,
+            ..InputStats::default()
+        },
+        streams: HashMap::new(),
+        stream_names: Vec::new(),
+        pending: VecDeque::new(),
+        pending_base: 0,
+        last_stream: Box::default(),
+        lines_before: 0,
+        cli_node: options.node.as_deref().map(Arc::<str>::from),
+        file_node: source
             .file_name()
             .and_then(|n| node::from_file_name(&n))
-            .map(|(host, _)| Arc::<str>::from(host));
-        let cli_node = options.node.as_deref().map(Arc::<str>::from);
-        let mut done = false;
-        while !done {
-            let mut blocks = Vec::with_capacity(batch);
-            while blocks.len() < batch {
-                match rx.recv() {
-                    Ok(Ok(b)) => blocks.push(b),
-                    Ok(Err((offset, e))) => {
-                        let what = if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                            "truncated input (gzip stream ends early)".to_string()
-                        } else {
-                            e.to_string()
-                        };
-                        stats.errors.push(format!("{path}: read error at byte {offset} of the decompressed input: {what}; the records before it were checked"));
-                        done = true;
-                        break;
-                    }
-                    Err(_) => {
-                        done = true;
-                        break;
-                    }
-                }
-            }
-            if blocks.is_empty() {
-                break;
-            }
-            let sc = scanner.get_or_insert_with(|| {
-                let (layout, docker, from) = detect(&blocks[0].bytes, options.layout.as_ref());
-                let others = builtin_layouts()
-                    .into_iter()
-                    .filter(|l| Some(&l.pattern) != layout.as_ref().map(|p| &p.pattern))
-                    .collect();
-                let mut st = InputStats {
-                    path: path.clone(),
-                    ..InputStats::default()
-                };
-                st.layout = layout.as_ref().map(|l| l.name.clone());
-                st.pattern = layout.as_ref().map(|l| l.pattern.clone());
-                st.layout_from = from.to_string();
-                st.docker_prefixes = docker;
-                InputScan {
-                    input_id,
-                    setup: Setup {
-                        primary: layout,
-                        others,
-                        grammar,
-                        docker,
-                    },
-                    stats: st,
-                    streams: HashMap::new(),
-                    stream_names: Vec::new(),
-                    pending: VecDeque::new(),
-                    pending_base: 0,
-                    last_stream: Box::default(),
-                    lines_before: 0,
-                    cli_node: cli_node.clone(),
-                    file_node: file_node.clone(),
-                }
-            });
-            let scans: Vec<BlockScan> = if blocks.len() == 1 {
-                vec![sc.setup.scan_block(&blocks[0])]
-            } else {
-                blocks.par_iter().map(|b| sc.setup.scan_block(b)).collect()
-            };
-            for (block, scan) in blocks.iter().zip(scans) {
-                sc.fold(block, scan, &mut on_event, &mut on_unparsed);
-            }
-        }
-        match scanner {
-            Some(mut sc) => {
-                sc.finish(&mut on_event);
-                sc.stats.errors.extend(stats.errors);
-                if sc.setup.primary.is_none() && sc.stats.lines > 0 {
-                    sc.stats.errors.push(format!(
-                        "{path}: no known log layout fits this input; pass its log4j ConversionPattern with --layout"
-                    ));
-                }
-                sc.stats
-            }
-            None => {
-                stats.layout_from = "none".into();
-                stats
-            }
-        }
-    }
+            .map(|(host, _)| Arc::<str>::from(host)),
+    };
+    let first_scan = setup.scan_block(&first);
+    sc.fold(&first, first_scan, &mut on_event, &mut on_unparsed);
+    let _ = permits.send(first.bytes);
 
+    if !ended {
+        // Workers scan blocks in parallel; this thread folds their results back in input order.
+        let shared_rx = std::sync::Mutex::new(rx);
+        let (scan_tx, scan_rx) = std::sync::mpsc::channel();
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                let scan_tx = scan_tx.clone();
+                let (shared_rx, setup) = (&shared_rx, &setup);
+                scope.spawn(move || loop {
+                    let msg = match shared_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok((seq, msg)) = msg else { return };
+                    let out = msg.map(|block| {
+                        let scan = setup.scan_block(&block);
+                        (block, scan)
+                    });
+                    if scan_tx.send((seq, out)).is_err() {
+                        return;
+                    }
+                });
+            }
+            drop(scan_tx);
+            let mut waiting = BTreeMap::new();
+            let mut next = 1u64;
+            'recv: for (seq, out) in scan_rx.iter() {
+                waiting.insert(seq, out);
+                while let Some(out) = waiting.remove(&next) {
+                    next += 1;
+                    match out {
+                        Ok((block, scan)) => {
+                            sc.fold(&block, scan, &mut on_event, &mut on_unparsed);
+                            let _ = permits.send(block.bytes);
+                        }
+                        Err((offset, e)) => {
+                            errors.push(read_error(offset, e));
+                            break 'recv;
+                        }
+                    }
+                }
+            }
+            // Unblock the reader and workers if we stopped early.
+            drop(permits);
+            for _ in scan_rx.iter() {}
+        });
+    }
+    sc.finish(&mut on_event);
+    sc.stats.errors.extend(errors);
+    if let (Some(layout), 0, 1..) = (&setup.primary, sc.stats.records, sc.stats.lines) {
+        sc.stats.errors.push(format!(
+            "{path}: the layout `{}` fits no line of this input",
+            layout.pattern
+        ));
+    }
+    if setup.primary.is_none() && sc.stats.lines > 0 {
+        sc.stats.errors.push(format!("{path}: no known log layout fits this input; pass its log4j ConversionPattern with --layout"));
+    }
+    sc.stats
+}
+
+impl InputScan<'_> {
+    /// Folds one scanned block into the input's state, in input order.
     fn fold(
         &mut self,
         block: &Block,
@@ -733,7 +779,7 @@ mod tests {
         let grammar = Grammar::embedded().unwrap();
         let mut events = Vec::new();
         let mut unparsed = Vec::new();
-        let stats = InputScan::run(
+        let stats = scan_input(
             0,
             &Source::File(path),
             &grammar,
@@ -836,7 +882,7 @@ a_1  | STARTUP_MSG:   host = 41fda388584c/172.18.0.8\n";
         assert_eq!(stats.records, 2);
         assert_eq!(
             unparsed.iter().map(|u| u.reason).collect::<Vec<_>>(),
-            [UnparsedReason::DockerAttach, UnparsedReason::JvmMessage]
+            [UnparsedReason::DockerCompose, UnparsedReason::JvmMessage]
         );
         assert_eq!(events.len(), 1);
         assert_eq!(events[0].node.as_deref(), Some("a_1"));
