@@ -37,12 +37,35 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = StatsFormat::Text)]
         format: StatsFormat,
     },
+    /// Check the logs against the models; report the first violation of each, with its causal chain.
+    Check {
+        #[command(flatten)]
+        inputs: InputArgs,
+        /// Output format: `full` (miette diagnostics) or `json` (the stable contract in the README).
+        #[arg(long, value_enum, default_value_t = CheckFormat::Full)]
+        format: CheckFormat,
+        /// Report the first violation of every invariant of every instance, not only each model's first.
+        #[arg(long)]
+        all: bool,
+        /// Check only this model (repeatable): scm-secret-keys, scm-finalization, dn-finalize-block, recon-om-sync.
+        #[arg(long = "model", value_name = "NAME")]
+        models: Vec<String>,
+        /// Clock skew tolerated between nodes, in milliseconds.
+        #[arg(long, value_name = "MS", default_value_t = crate::timeline::DEFAULT_MAX_SKEW_MS)]
+        max_skew: i64,
+    },
     /// Load and check the grammar (embedded rules plus --grammar directories) and list its rules.
     Grammar {
         /// Directory of *.rules files that add to or override the embedded rules.
         #[arg(long = "grammar", value_name = "DIR")]
         grammar: Vec<PathBuf>,
     },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum CheckFormat {
+    Full,
+    Json,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -149,6 +172,13 @@ pub fn run(cli: Cli) -> Result<i32, Report> {
         Command::Events(args) => cmd_events(&args),
         Command::Stats { inputs, format } => cmd_stats(&inputs, format),
         Command::Grammar { grammar } => cmd_grammar(&grammar),
+        Command::Check {
+            inputs,
+            format,
+            all,
+            models,
+            max_skew,
+        } => cmd_check(&inputs, format, all, &models, max_skew),
     }
 }
 
@@ -383,6 +413,95 @@ fn write_stats_text(out: &mut impl Write, s: &InputStats) -> io::Result<()> {
         writeln!(out, "    {kind:<32} {n}")?;
     }
     Ok(())
+}
+
+fn cmd_check(
+    args: &InputArgs,
+    format: CheckFormat,
+    all: bool,
+    models: &[String],
+    max_skew: i64,
+) -> Result<i32, Report> {
+    use crate::model::Verdict;
+    use std::io::IsTerminal;
+    let models =
+        crate::check::select(models).map_err(|e| miette!(code = "ozone_conform::usage", "{e}"))?;
+    if max_skew < 0 {
+        return Err(miette!(
+            code = "ozone_conform::usage",
+            "--max-skew must not be negative"
+        ));
+    }
+    let p = prepare(args)?;
+    let verbose = args.verbose;
+    let on_unparsed = move |path: &str, u: &UnparsedLine| {
+        if verbose {
+            eprintln!(
+                "{}:{}: unparsed ({}): {}",
+                sanitize(path),
+                u.line,
+                reason_name(u),
+                sanitize(&u.text)
+            );
+        }
+    };
+    let timeline =
+        crate::timeline::build(&p.sources, &p.grammar, &p.options, max_skew, &on_unparsed);
+    let mut had_errors = false;
+    for s in &timeline.inputs {
+        had_errors |= report_input_errors(s);
+    }
+    let reports = crate::check::replay(&timeline, models);
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    match format {
+        CheckFormat::Json => {
+            serde_json::to_writer_pretty(
+                &mut out,
+                &crate::report::to_json(&timeline, &reports, all),
+            )
+            .map_err(|e| out_err(e.into()))?;
+            writeln!(out).map_err(out_err)?;
+        }
+        CheckFormat::Full => {
+            let color = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            let width = std::env::var("COLUMNS")
+                .ok()
+                .and_then(|c| c.parse().ok())
+                .unwrap_or(100);
+            for r in &reports {
+                let shown: Vec<_> = if all {
+                    r.violations.iter().collect()
+                } else {
+                    r.first().into_iter().collect()
+                };
+                for v in shown {
+                    write!(
+                        out,
+                        "{}",
+                        crate::report::render_violation(&timeline, r, v, color, width)
+                    )
+                    .map_err(out_err)?;
+                    writeln!(out).map_err(out_err)?;
+                }
+            }
+            write!(
+                out,
+                "{}",
+                crate::report::render_summary(&timeline, &reports, all)
+            )
+            .map_err(out_err)?;
+        }
+    }
+    out.flush().map_err(out_err)?;
+    let violated = reports.iter().any(|r| r.verdict == Verdict::Violated);
+    Ok(if had_errors {
+        EXIT_ERROR
+    } else if violated {
+        EXIT_VIOLATION
+    } else {
+        EXIT_OK
+    })
 }
 
 fn cmd_grammar(dirs: &[PathBuf]) -> Result<i32, Report> {

@@ -32,6 +32,10 @@ pub enum NodeSource {
     ThreadPrefix,
     /// A Ratis member id (`<peer>@group-<hex>`) in the thread name or at the start of the message.
     RatisMember,
+    /// A `main`-thread line inside an SCM's construction or harness stop, named by the line that opened it.
+    Context,
+    /// An `IPC Server handler N on port P` thread, P being the port a node's server listens on.
+    IpcPort,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -47,6 +51,10 @@ pub struct Event {
     pub thread: Arc<str>,
     pub fields: Vec<(&'static str, Value)>,
     pub span: Span,
+    /// The record's first line as logged (capped at 2000 bytes), for diagnostics.
+    pub excerpt: Arc<str>,
+    /// Byte offset of the message in `excerpt` (after the layout's header).
+    pub message_offset: u32,
 }
 
 impl Event {

@@ -3,13 +3,17 @@
 //! Data flows one way: [`input`] (files, directories, globs, stdin, gzip) → [`scan`] (records with
 //! [`layout`]s, events with a [`grammar`]) → [`event`]s with spans and [`node`]s → models → reports.
 
+pub mod check;
 pub mod cli;
 pub mod event;
 pub mod grammar;
 pub mod input;
 pub mod layout;
+pub mod model;
 pub mod node;
+pub mod report;
 pub mod scan;
 pub mod time;
+pub mod timeline;
 pub mod value;
 pub mod vocab;

@@ -153,9 +153,16 @@ struct Candidate {
     thread: Arc<str>,
     logger: Box<[u8]>,
     text: Vec<u8>,
+    /// The record's first physical line (capped), shown in diagnostics without re-reading the input.
+    first_line: Arc<str>,
+    /// Where the message starts in `first_line`.
+    message_offset: u32,
     open: bool,
     result: Option<RuleMatch>,
 }
+
+/// Longest first line kept for diagnostics.
+const MAX_EXCERPT: usize = 2000;
 
 #[derive(Debug, Default)]
 struct StreamPart {
@@ -307,6 +314,9 @@ impl Setup<'_> {
                     thread: String::from_utf8_lossy(h.thread(content)).into(),
                     logger: logger.into(),
                     text: message[..message.len().min(MAX_RECORD_TEXT)].to_vec(),
+                    first_line: String::from_utf8_lossy(&raw[..raw.len().min(MAX_EXCERPT)]).into(),
+                    message_offset: (skip + h.message_start as usize)
+                        .min(raw.len().min(MAX_EXCERPT)) as u32,
                     open: true,
                     result: None,
                 });
@@ -347,6 +357,8 @@ struct InputScan<'a> {
     lines_before: u64,
     cli_node: Option<Arc<str>>,
     file_node: Option<Arc<str>>,
+    /// Integration-test output: all components share one JVM, one file and one host name.
+    single_jvm: bool,
 }
 
 /// Detects docker prefixes and the layout from an input's first block.
@@ -476,6 +488,7 @@ pub fn scan_input(
         last_stream: Box::default(),
         lines_before: 0,
         cli_node: options.node.as_deref().map(Arc::<str>::from),
+        single_jvm: setup.primary.as_ref().is_some_and(|l| l.name == "test"),
         file_node: source
             .file_name()
             .and_then(|n| node::from_file_name(&n))
@@ -674,10 +687,8 @@ impl InputScan<'_> {
             }
             let c = self.pending.pop_front().expect("front exists");
             self.pending_base += 1;
-            if let Some(m) = c.result {
-                let event = self.make_event(
-                    c.stream, c.start, c.end, c.line, c.time, c.level, c.thread, m,
-                );
+            if c.result.is_some() {
+                let event = self.make_event(c);
                 self.stats.events += 1;
                 *self
                     .stats
@@ -697,18 +708,21 @@ impl InputScan<'_> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn make_event(
-        &mut self,
-        stream: u16,
-        start: u64,
-        end: u64,
-        line: u64,
-        time: Option<Timestamp>,
-        level: Option<Level>,
-        thread: Arc<str>,
-        m: RuleMatch,
-    ) -> Event {
+    fn make_event(&mut self, c: Candidate) -> Event {
+        let Candidate {
+            stream,
+            start,
+            end,
+            line,
+            time,
+            level,
+            thread,
+            first_line,
+            message_offset,
+            result,
+            ..
+        } = c;
+        let m = result.expect("only matched candidates become events");
         let rule = &self.setup.grammar.rules[m.rule as usize];
         let name = self.stream_names[stream as usize].clone();
         let state = self.streams.entry(name.clone()).or_default();
@@ -728,7 +742,8 @@ impl InputScan<'_> {
             (Some(n.clone()), Some(NodeSource::FileName))
         } else if let Some(n) = &state.docker_name {
             (Some(n.clone()), Some(NodeSource::DockerPrefix))
-        } else if let Some(n) = &state.banner_host {
+        } else if let Some(n) = state.banner_host.as_ref().filter(|_| !self.single_jvm) {
+            // In single-JVM test output every banner names the same machine, not a node.
             (Some(n.clone()), Some(NodeSource::Banner))
         } else {
             match node::from_thread(&thread, &[]) {
@@ -746,6 +761,8 @@ impl InputScan<'_> {
             level,
             thread,
             fields: m.fields,
+            excerpt: first_line,
+            message_offset,
             span: Span {
                 input: self.input_id,
                 line,

@@ -180,6 +180,16 @@ vocabulary! {
     /// A component starts inside a running JVM (no banner in MiniOzoneCluster).
     ComponentStarting [opt("detail", T::Text)],
 
+    // ---- node identity (lets single-JVM test output tell which SCM a line belongs to) ----
+    /// `Found matching SCM address with SCMServiceId: S, SCMNodeId: N, ...` (SCM construction).
+    ScmNodeIdentified [req("node_id", T::Word)],
+    /// `starting Raft server for scm:<scmId>` (SCM construction, after ScmNodeIdentified on the same thread).
+    ScmRaftServerCreated [req("scm_id", T::Word)],
+    /// MiniOzoneHAClusterImpl: `Shutting down StorageContainerManager <scmId>`.
+    HarnessScmShutdown [req("scm_id", T::Word)],
+    /// `... RPC server ... is listening at /host:port`: the port's IPC handler threads belong to this node.
+    RpcServerListening [req("address", T::Text)],
+
     // ---- Ratis / SCM HA (shared by the SCM models) ----
     /// `Received install snapshot notification from SCM leader: L with term index: (t:T, i:I)`.
     SnapshotInstallNotified [opt("leader", T::Text), opt("term_index", T::TermIndex)],

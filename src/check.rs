@@ -1,0 +1,135 @@
+//! The replay engine: steps the selected models over the merged timeline and decides their verdicts.
+
+use crate::model::lifecycle::Lifecycle;
+use crate::model::{all_models, Ctx, Model, Spec, Verdict, Violation};
+use crate::timeline::Timeline;
+use std::collections::HashSet;
+
+/// One model's answer.
+#[derive(Debug, Clone)]
+pub struct ModelReport {
+    pub model: &'static str,
+    pub spec: Spec,
+    pub verdict: Verdict,
+    /// Why the verdict is inconclusive (or what was left unknown beside a violation).
+    pub reason: Option<String>,
+    pub events: usize,
+    pub checks: usize,
+    /// The first violation of each invariant of each instance, in timeline order. `first` is the model's
+    /// first violation.
+    pub violations: Vec<Violation>,
+}
+
+impl ModelReport {
+    /// The violation reported without `--all`.
+    pub fn first(&self) -> Option<&Violation> {
+        self.violations.first()
+    }
+}
+
+/// Selects models by name; `None` selects all four.
+pub fn select(names: &[String]) -> Result<Vec<Box<dyn Model>>, String> {
+    let all = all_models();
+    if names.is_empty() {
+        return Ok(all);
+    }
+    for n in names {
+        if !all.iter().any(|m| m.name() == n) {
+            return Err(format!(
+                "unknown model `{n}`; the models are {}",
+                crate::model::MODEL_NAMES.join(", ")
+            ));
+        }
+    }
+    Ok(all
+        .into_iter()
+        .filter(|m| names.iter().any(|n| n == m.name()))
+        .collect())
+}
+
+/// Replays the timeline through the models.
+pub fn replay(timeline: &Timeline, mut models: Vec<Box<dyn Model>>) -> Vec<ModelReport> {
+    let cx = Ctx { timeline };
+    let mut lifecycle = Lifecycle::default();
+    let mut found: Vec<Vec<Violation>> = models.iter().map(|_| Vec::new()).collect();
+    for (i, e) in timeline.events.iter().enumerate() {
+        let test_output = timeline
+            .test_output
+            .get(e.span.input as usize)
+            .copied()
+            .unwrap_or(false);
+        let life = lifecycle.observe(i, e, test_output);
+        for (m, out) in models.iter_mut().zip(found.iter_mut()) {
+            if life.is_some() || m.reads(e.kind) {
+                m.step(&cx, i, e, life, out);
+            }
+        }
+    }
+    models
+        .iter_mut()
+        .zip(found)
+        .map(|(m, mut violations)| {
+            m.finish(&cx, &mut violations);
+            violations.sort_by_key(|v| v.primary);
+            let mut seen = HashSet::new();
+            violations.retain(|v| seen.insert((v.invariant, v.instance.clone())));
+            for v in &mut violations {
+                v.ambiguous_order = ambiguity(timeline, v);
+            }
+            let k = m.knowledge();
+            let (verdict, reason) = if !violations.is_empty() {
+                (Verdict::Violated, k.unknowns.first().cloned())
+            } else if k.checks == 0 {
+                let reason = if k.events == 0 {
+                    format!(
+                        "no events for this model in these logs: {}",
+                        m.nothing_checked_reason()
+                    )
+                } else {
+                    k.unknowns
+                        .first()
+                        .cloned()
+                        .unwrap_or_else(|| m.nothing_checked_reason())
+                };
+                (Verdict::Inconclusive, Some(reason))
+            } else if let Some(u) = k.unknowns.first() {
+                (
+                    Verdict::Inconclusive,
+                    Some(format!("{u} ({} other check(s) passed)", k.checks)),
+                )
+            } else {
+                (Verdict::Conforms, None)
+            };
+            ModelReport {
+                model: m.name(),
+                spec: m.spec(),
+                verdict,
+                reason,
+                events: k.events,
+                checks: k.checks,
+                violations,
+            }
+        })
+        .collect()
+}
+
+/// A violation whose causal chain crosses nodes only by clocks within the skew tolerance may rest on an order
+/// the logs do not fix: say so.
+fn ambiguity(timeline: &Timeline, v: &Violation) -> Option<String> {
+    let p = &timeline.events[v.primary];
+    for (r, label) in &v.related {
+        if !timeline.order_is_certain(*r, v.primary) {
+            let e = &timeline.events[*r];
+            let gap = match (e.time, p.time) {
+                (Some(a), Some(b)) => format!("{} ms", (b.millis - a.millis).abs()),
+                _ => "an unknown time".into(),
+            };
+            return Some(format!(
+                "the order of this line and \"{label}\" (node {}) rests on clocks {gap} apart, within the {} ms skew tolerance",
+                e.node.as_deref().unwrap_or("unknown"),
+                timeline.max_skew_ms
+            ));
+        }
+    }
+    None
+}

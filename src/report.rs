@@ -1,0 +1,388 @@
+//! Rendering a check's results: terminal diagnostics (miette) and the JSON contract.
+//!
+//! Diagnostics never re-read an input: each event carries its record's first line, and a one-line
+//! [`SourceCode`] gives miette that line with its real line number. That keeps rendering cheap on multi-GB
+//! inputs and works for stdin and gzip alike.
+
+use crate::check::ModelReport;
+use crate::cli::sanitize;
+use crate::model::{Verdict, Violation};
+use crate::timeline::Timeline;
+use miette::{
+    Diagnostic, LabeledSpan, MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents,
+};
+use serde_json::{json, Value as Json};
+use std::fmt;
+
+/// Where each spec's invariants are defined: the spec texts are embedded so citations work anywhere.
+const SPECS: &[(&str, &str)] = &[
+    (
+        "traces/scm-secret-keys/ScmSecretKeys.tla",
+        include_str!("../traces/scm-secret-keys/ScmSecretKeys.tla"),
+    ),
+    (
+        "traces/scm-finalization/ScmFinalization.tla",
+        include_str!("../traces/scm-finalization/ScmFinalization.tla"),
+    ),
+    (
+        "traces/dn-finalize-block/DnFinalizeBlock.tla",
+        include_str!("../traces/dn-finalize-block/DnFinalizeBlock.tla"),
+    ),
+    (
+        "traces/recon-om-sync/ReconOmSync.tla",
+        include_str!("../traces/recon-om-sync/ReconOmSync.tla"),
+    ),
+];
+
+/// The 1-based line where `name ==` is defined in the spec at `path`.
+pub fn spec_line(path: &str, name: &str) -> Option<usize> {
+    let text = SPECS.iter().find(|(p, _)| *p == path)?.1;
+    text.lines()
+        .position(|l| {
+            l.strip_prefix(name)
+                .is_some_and(|rest| rest.trim_start().starts_with("=="))
+        })
+        .map(|i| i + 1)
+}
+
+/// One record's first line as a miette source, numbered as in its input.
+#[derive(Debug)]
+struct LineSource {
+    name: String,
+    text: String,
+    /// 0-based line number of `text` in the input.
+    line: usize,
+    /// The message part of the line, which labels underline (the header is the same on every line).
+    message: (usize, usize),
+}
+
+impl LineSource {
+    fn label_span(&self) -> SourceSpan {
+        SourceSpan::new(self.message.0.into(), self.message.1)
+    }
+}
+
+impl SourceCode for LineSource {
+    fn read_span<'a>(
+        &'a self,
+        _span: &SourceSpan,
+        _before: usize,
+        _after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.name.clone(),
+            self.text.as_bytes(),
+            SourceSpan::new(0.into(), self.text.len()),
+            self.line,
+            0,
+            1,
+        )))
+    }
+}
+
+/// A violation as a miette diagnostic: primary label on the violating line, related diagnostics on the
+/// causal chain.
+#[derive(Debug)]
+struct ViolationDiagnostic {
+    code: String,
+    message: String,
+    source: LineSource,
+    label: String,
+    help: String,
+    related: Vec<RelatedLine>,
+}
+
+#[derive(Debug)]
+struct RelatedLine {
+    message: String,
+    source: LineSource,
+}
+
+impl fmt::Display for ViolationDiagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+impl std::error::Error for ViolationDiagnostic {}
+
+impl fmt::Display for RelatedLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+impl std::error::Error for RelatedLine {}
+
+impl Diagnostic for RelatedLine {
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(miette::Severity::Advice)
+    }
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        Some(&self.source)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(
+            None,
+            self.source.label_span(),
+        ))))
+    }
+}
+
+impl Diagnostic for ViolationDiagnostic {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(&self.code))
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(&self.help))
+    }
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        Some(&self.source)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(
+            Some(self.label.clone()),
+            self.source.label_span(),
+        ))))
+    }
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
+        Some(Box::new(self.related.iter().map(|r| r as &dyn Diagnostic)))
+    }
+}
+
+fn line_source(timeline: &Timeline, index: usize) -> LineSource {
+    let e = &timeline.events[index];
+    let path = &timeline.inputs[e.span.input as usize].path;
+    // Sanitizing may lengthen the header; measure the message offset on the sanitized text.
+    let header = sanitize(&e.excerpt[..floor_char_boundary(&e.excerpt, e.message_offset as usize)]);
+    let text = sanitize(&e.excerpt);
+    let start = header.len().min(text.len());
+    LineSource {
+        name: sanitize(path),
+        message: (start, text.len() - start),
+        text,
+        line: e.span.line as usize - 1,
+    }
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn location(timeline: &Timeline, index: usize) -> String {
+    let e = &timeline.events[index];
+    format!(
+        "{}:{}",
+        sanitize(&timeline.inputs[e.span.input as usize].path),
+        e.span.line
+    )
+}
+
+/// Renders one violation with miette.
+pub fn render_violation(
+    timeline: &Timeline,
+    report: &ModelReport,
+    v: &Violation,
+    color: bool,
+    width: usize,
+) -> String {
+    let inv = report_invariant(report, v.invariant);
+    let spec_at = spec_line(report.spec.path, v.invariant)
+        .map(|l| format!("{}:{l}", report.spec.path))
+        .unwrap_or_else(|| report.spec.path.to_string());
+    let mut help = format!(
+        "{}. {} Upstream issue: {}. Spec: {} {} ({spec_at}).",
+        capitalize(inv.map_or("", |i| i.summary)),
+        inv.map_or("", |i| i.advice),
+        report.spec.issue,
+        report.spec.module,
+        v.invariant
+    );
+    if let Some(a) = &v.ambiguous_order {
+        help.push_str(&format!(" Note: {a}."));
+    }
+    let diag = ViolationDiagnostic {
+        code: format!("{}[{}]", v.code, v.invariant),
+        message: sanitize(&v.message),
+        source: line_source(timeline, v.primary),
+        label: v.primary_label.clone(),
+        help,
+        related: v
+            .related
+            .iter()
+            .map(|(i, label)| RelatedLine {
+                message: format!("{} ({})", label, location(timeline, *i)),
+                source: line_source(timeline, *i),
+            })
+            .collect(),
+    };
+    let theme = if color {
+        miette::GraphicalTheme::unicode()
+    } else {
+        miette::GraphicalTheme::unicode_nocolor()
+    };
+    let handler = miette::GraphicalReportHandler::new_themed(theme)
+        .with_width(width)
+        .with_links(false);
+    let mut out = String::new();
+    handler
+        .render_report(&mut out, &diag)
+        .expect("rendering into a String cannot fail");
+    out
+}
+
+fn report_invariant(report: &ModelReport, name: &str) -> Option<crate::model::Invariant> {
+    crate::model::all_models()
+        .into_iter()
+        .find(|m| m.name() == report.model)
+        .and_then(|m| m.invariants().iter().find(|i| i.name == name).copied())
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// The verdict summary that ends the terminal report.
+pub fn render_summary(timeline: &Timeline, reports: &[ModelReport], all: bool) -> String {
+    let mut out = String::from("verdicts:\n");
+    for r in reports {
+        let verdict = match r.verdict {
+            Verdict::Violated => "violated",
+            Verdict::Conforms => "conforms",
+            Verdict::Inconclusive => "inconclusive",
+        };
+        out.push_str(&format!("  {:<18} {:<13}", r.model, verdict));
+        match r.verdict {
+            Verdict::Violated => {
+                let shown = if all { r.violations.len() } else { 1 };
+                let first = r.first().expect("violated has one");
+                out.push_str(&format!(
+                    "{} violation(s){} first at {} ({})",
+                    r.violations.len(),
+                    if all || r.violations.len() == 1 {
+                        String::new()
+                    } else {
+                        format!(", {shown} shown (--all for every one),")
+                    },
+                    location(timeline, first.primary),
+                    first.invariant
+                ));
+            }
+            Verdict::Conforms => {
+                out.push_str(&format!("{} check(s) over {} event(s)", r.checks, r.events))
+            }
+            Verdict::Inconclusive => out.push_str(&sanitize(r.reason.as_deref().unwrap_or(""))),
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The `--format json` contract (version 1; see the README).
+pub fn to_json(timeline: &Timeline, reports: &[ModelReport], all: bool) -> Json {
+    let inputs: Vec<Json> = timeline
+        .inputs
+        .iter()
+        .map(|s| {
+            json!({
+                "path": s.path,
+                "layout": s.layout,
+                "node": if s.nodes.len() == 1 { s.nodes.keys().next().cloned() } else { None },
+                "nodes": s.nodes.keys().collect::<Vec<_>>(),
+                "records": s.records,
+                "unparsed": s.unparsed,
+            })
+        })
+        .collect();
+    let models: Vec<Json> = reports
+        .iter()
+        .map(|r| {
+            let shown: Vec<&Violation> = if all { r.violations.iter().collect() } else { r.first().into_iter().collect() };
+            let violations: Vec<Json> = shown
+                .iter()
+                .enumerate()
+                .map(|(k, v)| {
+                    let e = &timeline.events[v.primary];
+                    json!({
+                        "invariant": v.invariant,
+                        "code": v.code,
+                        "message": v.message,
+                        "node": v.node.as_deref(),
+                        "first": k == 0,
+                        "primary": {
+                            "path": timeline.inputs[e.span.input as usize].path,
+                            "line": e.span.line,
+                            "column": 1,
+                            "byte_offset": e.span.byte_offset,
+                            "byte_len": e.span.byte_len,
+                        },
+                        "related": v.related.iter().map(|(i, label)| {
+                            let r = &timeline.events[*i];
+                            json!({"path": timeline.inputs[r.span.input as usize].path, "line": r.span.line, "label": label})
+                        }).collect::<Vec<_>>(),
+                        "ambiguous_order": v.ambiguous_order,
+                        "spec": {
+                            "module": r.spec.module,
+                            "invariant": v.invariant,
+                            "path": r.spec.path,
+                            "line": spec_line(r.spec.path, v.invariant),
+                        },
+                    })
+                })
+                .collect();
+            json!({
+                "model": r.model,
+                "verdict": r.verdict,
+                "reason": r.reason,
+                "events": r.events,
+                "violations": violations,
+            })
+        })
+        .collect();
+    json!({"version": 1, "inputs": inputs, "models": models})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_lines_are_found() {
+        for (path, inv) in [
+            (
+                "traces/scm-secret-keys/ScmSecretKeys.tla",
+                "KeyFileCoversDb",
+            ),
+            (
+                "traces/scm-secret-keys/ScmSecretKeys.tla",
+                "NoUnexpiredKeyDropped",
+            ),
+            (
+                "traces/scm-finalization/ScmFinalization.tla",
+                "VersionFileCoversDb",
+            ),
+            (
+                "traces/scm-finalization/ScmFinalization.tla",
+                "NoFinalizedDatanodeFenced",
+            ),
+            (
+                "traces/dn-finalize-block/DnFinalizeBlock.tla",
+                "NoPutBlockAfterFinalize",
+            ),
+            (
+                "traces/recon-om-sync/ReconOmSync.tla",
+                "DerivedTasksMatchOmLineage",
+            ),
+        ] {
+            let line = spec_line(path, inv).unwrap_or_else(|| panic!("{inv} not in {path}"));
+            let text = SPECS.iter().find(|(p, _)| *p == path).unwrap().1;
+            assert!(text.lines().nth(line - 1).unwrap().starts_with(inv));
+        }
+    }
+}

@@ -1,0 +1,434 @@
+//! One ordered stream of events from all inputs.
+//!
+//! Each input is in order, so is each node. Across nodes, clocks decide, within a skew tolerance; causal facts
+//! the logs carry (a secret key id is first generated on one SCM and only then applied elsewhere) are edges
+//! in a happens-before graph (petgraph) that win over clocks. The merge is a topological sort that, among the
+//! events whose predecessors are done, takes the earliest clock first.
+
+use crate::event::{Event, NodeSource};
+use crate::grammar::Grammar;
+use crate::input::Source;
+use crate::scan::{scan_input, InputStats, ScanOptions, UnparsedLine};
+use crate::value::Value;
+use crate::vocab::{Component, EventKind};
+use petgraph::graph::{DiGraph, NodeIndex};
+use rayon::prelude::*;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
+
+/// Clock, input, byte offset: how ready events are ordered.
+type OrderKey = (i64, u32, u64);
+
+/// Default tolerance for clock differences between nodes.
+pub const DEFAULT_MAX_SKEW_MS: i64 = 1000;
+
+/// All events of a run, merged.
+pub struct Timeline {
+    pub inputs: Vec<InputStats>,
+    /// Events in the merged order.
+    pub events: Vec<Event>,
+    /// For each event (same index), its index in the happens-before graph.
+    graph: DiGraph<(), ()>,
+    /// The service each node runs (`scm`, `datanode`, `recon`, `om`), where the logs tell.
+    pub services: HashMap<Arc<str>, Component>,
+    /// Inputs that are single-JVM integration-test output (no banners, one clock).
+    pub test_output: Vec<bool>,
+    pub max_skew_ms: i64,
+    /// Causal edges that contradict the clocks by more than the tolerance: (earlier, later) event indices.
+    pub skew_warnings: Vec<(usize, usize)>,
+    /// Nodes whose logs begin with their start (a banner, an in-JVM start, or SCM construction): their
+    /// whole run is in view.
+    pub started_in_view: std::collections::HashSet<Arc<str>>,
+}
+
+/// Scans every input (in parallel) and merges their events.
+pub fn build(
+    sources: &[Source],
+    grammar: &Grammar,
+    options: &ScanOptions,
+    max_skew_ms: i64,
+    on_unparsed: &(dyn Fn(&str, &UnparsedLine) + Sync),
+) -> Timeline {
+    let scanned: Vec<(InputStats, Vec<Event>)> = sources
+        .par_iter()
+        .enumerate()
+        .map(|(i, source)| {
+            let path = source.display();
+            let mut events = Vec::new();
+            let stats = scan_input(
+                i as u32,
+                source,
+                grammar,
+                options,
+                |e| events.push(e),
+                |u| on_unparsed(&path, u),
+            );
+            (stats, events)
+        })
+        .collect();
+    let (inputs, per_input): (Vec<_>, Vec<_>) = scanned.into_iter().unzip();
+    let test_output: Vec<bool> = inputs
+        .iter()
+        .map(|s| s.layout.as_deref() == Some("test"))
+        .collect();
+    from_events(inputs, per_input, test_output, max_skew_ms)
+}
+
+/// Merges per-input event lists (each in input order).
+pub fn from_events(
+    inputs: Vec<InputStats>,
+    mut per_input: Vec<Vec<Event>>,
+    test_output: Vec<bool>,
+    max_skew_ms: i64,
+) -> Timeline {
+    let aliases = learn_aliases(&per_input);
+    for events in &mut per_input {
+        resolve_nodes(events, &aliases);
+        attribute_single_component(events);
+    }
+    let services = learn_services(&inputs, &per_input);
+
+    // The happens-before graph: input order, then causal facts.
+    let total: usize = per_input.iter().map(Vec::len).sum();
+    let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(total, total * 2);
+    let mut all: Vec<Event> = Vec::with_capacity(total);
+    let mut last_of_node: HashMap<Option<Arc<str>>, NodeIndex> = HashMap::new();
+    for events in per_input {
+        let mut prev: Option<NodeIndex> = None;
+        for e in events {
+            let ix = graph.add_node(());
+            if let Some(p) = prev {
+                graph.add_edge(p, ix, ());
+            }
+            // Rotated files of one node follow each other.
+            if e.node.is_some() {
+                if let Some(&p) = last_of_node.get(&e.node) {
+                    if prev.is_none() {
+                        graph.add_edge(p, ix, ());
+                    }
+                }
+            }
+            prev = Some(ix);
+            all.push(e);
+        }
+        if let Some(p) = prev {
+            if let Some(e) = all.last() {
+                last_of_node.insert(e.node.clone(), p);
+            }
+        }
+    }
+    add_key_edges(&all, &mut graph);
+
+    // Kahn's algorithm, earliest clock first among the ready events.
+    let mut indegree: Vec<usize> = graph
+        .node_indices()
+        .map(|n| graph.neighbors_directed(n, petgraph::Incoming).count())
+        .collect();
+    let key = |i: usize| {
+        (
+            all[i].time.map_or(i64::MIN, |t| t.millis),
+            all[i].span.input,
+            all[i].span.byte_offset,
+        )
+    };
+    let mut ready: BinaryHeap<Reverse<(OrderKey, usize)>> = (0..all.len())
+        .filter(|&i| indegree[i] == 0)
+        .map(|i| Reverse((key(i), i)))
+        .collect();
+    let mut order = Vec::with_capacity(all.len());
+    let mut skew_warnings = Vec::new();
+    while let Some(Reverse((_, i))) = ready.pop() {
+        order.push(i);
+        for next in graph.neighbors(NodeIndex::new(i)) {
+            let j = next.index();
+            if let (Some(a), Some(b)) = (all[i].time, all[j].time) {
+                if a.millis - b.millis > max_skew_ms && all[i].span.input != all[j].span.input {
+                    skew_warnings.push((i, j));
+                }
+            }
+            indegree[j] -= 1;
+            if indegree[j] == 0 {
+                ready.push(Reverse((key(j), j)));
+            }
+        }
+    }
+    if order.len() < all.len() {
+        // The logs contradict themselves (a key used before it was made): fall back to clocks for the rest.
+        let mut done = vec![false; all.len()];
+        for &i in &order {
+            done[i] = true;
+        }
+        let mut rest: Vec<usize> = (0..all.len()).filter(|&i| !done[i]).collect();
+        rest.sort_by_key(|&i| key(i));
+        order.extend(rest);
+    }
+    // Re-index events and graph into the merged order.
+    let mut position = vec![0usize; all.len()];
+    for (pos, &i) in order.iter().enumerate() {
+        position[i] = pos;
+    }
+    let mut merged_graph: DiGraph<(), ()> = DiGraph::with_capacity(all.len(), graph.edge_count());
+    for _ in 0..all.len() {
+        merged_graph.add_node(());
+    }
+    for edge in graph.raw_edges() {
+        merged_graph.add_edge(
+            NodeIndex::new(position[edge.source().index()]),
+            NodeIndex::new(position[edge.target().index()]),
+            (),
+        );
+    }
+    let skew_warnings = skew_warnings
+        .into_iter()
+        .map(|(a, b)| (position[a], position[b]))
+        .collect();
+    let mut slots: Vec<Option<Event>> = all.into_iter().map(Some).collect();
+    let events: Vec<Event> = order
+        .iter()
+        .map(|&i| slots[i].take().expect("each event once"))
+        .collect();
+    let mut first_seen = std::collections::HashSet::new();
+    let mut started_in_view = std::collections::HashSet::new();
+    for e in &events {
+        if let Some(n) = &e.node {
+            if first_seen.insert(n.clone())
+                && matches!(
+                    e.kind,
+                    EventKind::ProcessStarted
+                        | EventKind::ComponentStarting
+                        | EventKind::ScmNodeIdentified
+                        | EventKind::ScmRaftServerCreated
+                )
+            {
+                started_in_view.insert(n.clone());
+            }
+        }
+    }
+    Timeline {
+        inputs,
+        events,
+        graph: merged_graph,
+        services,
+        test_output,
+        max_skew_ms,
+        skew_warnings,
+        started_in_view,
+    }
+}
+
+impl Timeline {
+    /// Is the order of events `a` and `b` (indices in the merged order) fixed by the logs themselves, or only
+    /// by clocks that may be skewed?
+    pub fn order_is_certain(&self, a: usize, b: usize) -> bool {
+        let (x, y) = (&self.events[a], &self.events[b]);
+        if x.span.input == y.span.input || (x.node.is_some() && x.node == y.node) {
+            return true;
+        }
+        if let (Some(tx), Some(ty)) = (x.time, y.time) {
+            if (tx.millis - ty.millis).abs() > self.max_skew_ms {
+                return true;
+            }
+        }
+        let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+        petgraph::algo::has_path_connecting(
+            &self.graph,
+            NodeIndex::new(lo),
+            NodeIndex::new(hi),
+            None,
+        )
+    }
+
+    pub fn service_of(&self, node: &str) -> Option<Component> {
+        self.services.get(node).copied()
+    }
+}
+
+/// scmId → SCM node id, from `Found matching SCM address ... SCMNodeId: N` followed on the same thread by
+/// `starting Raft server for scm:<scmId>` (SCM construction).
+fn learn_aliases(per_input: &[Vec<Event>]) -> HashMap<Arc<str>, Arc<str>> {
+    let mut aliases = HashMap::new();
+    for events in per_input {
+        let mut pending: HashMap<&str, Arc<str>> = HashMap::new();
+        for e in events {
+            match e.kind {
+                EventKind::ScmNodeIdentified => {
+                    if let Some(Value::Str(id)) = e.field("node_id") {
+                        pending.insert(&e.thread, id.as_str().into());
+                    }
+                }
+                EventKind::ScmRaftServerCreated => {
+                    if let (Some(node_id), Some(Value::Str(scm_id))) =
+                        (pending.remove(&*e.thread), e.field("scm_id"))
+                    {
+                        aliases.insert(Arc::<str>::from(scm_id.as_str()), node_id);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    aliases
+}
+
+/// Gives node-less events of single-JVM output the node their context names, and every node its canonical
+/// name (the SCM node id rather than its scmId).
+fn resolve_nodes(events: &mut [Event], aliases: &HashMap<Arc<str>, Arc<str>>) {
+    let canonical = |n: &Arc<str>| aliases.get(n).cloned().unwrap_or_else(|| n.clone());
+    let mut context: HashMap<Arc<str>, Arc<str>> = HashMap::new();
+    let mut ports: HashMap<u16, Arc<str>> = HashMap::new();
+    for e in events.iter_mut() {
+        match e.kind {
+            EventKind::ScmNodeIdentified => {
+                if let Some(Value::Str(id)) = e.field("node_id") {
+                    context.insert(e.thread.clone(), id.as_str().into());
+                }
+            }
+            EventKind::HarnessScmShutdown => {
+                if let Some(Value::Str(id)) = e.field("scm_id") {
+                    context.insert(e.thread.clone(), canonical(&Arc::from(id.as_str())));
+                }
+            }
+            _ => {}
+        }
+        if e.node.is_none() {
+            if let Some(n) = ipc_port(&e.thread).and_then(|p| ports.get(&p)) {
+                e.node = Some(n.clone());
+                e.node_from = Some(NodeSource::IpcPort);
+            } else if let Some(n) = context.get(&e.thread) {
+                if matches!(e.component, Component::Scm | Component::Any) {
+                    e.node = Some(n.clone());
+                    e.node_from = Some(NodeSource::Context);
+                }
+            }
+        }
+        if let Some(n) = &e.node {
+            e.node = Some(canonical(n));
+        }
+        if e.kind == EventKind::RpcServerListening {
+            if let (Some(node), Some(Value::Str(addr))) = (&e.node, e.field("address")) {
+                if let Some(port) = addr.rsplit(':').next().and_then(|p| p.trim().parse().ok()) {
+                    ports.insert(port, node.clone());
+                }
+            }
+        }
+    }
+}
+
+/// In one input, a node-less event of a component that has exactly one node there belongs to that node
+/// (Recon's unprefixed `ReconTaskThread-N` threads in test output, with one Recon).
+fn attribute_single_component(events: &mut [Event]) {
+    let mut nodes: HashMap<Component, std::collections::BTreeSet<Arc<str>>> = HashMap::new();
+    for e in events.iter() {
+        if let (Some(n), c) = (&e.node, e.component) {
+            if c != Component::Any
+                && !matches!(
+                    e.kind,
+                    EventKind::VersionManagerInitialized | EventKind::VersionFinalized
+                )
+            {
+                nodes.entry(c).or_default().insert(n.clone());
+            }
+        }
+    }
+    for e in events.iter_mut().filter(|e| e.node.is_none()) {
+        if let Some(only) = nodes
+            .get(&e.component)
+            .filter(|s| s.len() == 1)
+            .and_then(|s| s.iter().next())
+        {
+            e.node = Some(only.clone());
+            e.node_from = Some(NodeSource::Context);
+        }
+    }
+}
+
+/// `IPC Server handler 3 on default port 15062` / `IPC Server handler 3 on 9861`: the port.
+fn ipc_port(thread: &str) -> Option<u16> {
+    let rest = thread.strip_prefix("IPC Server handler ")?;
+    let (_, port) = rest.rsplit_once(' ')?;
+    port.parse().ok()
+}
+
+/// The service of each node: from its file name or banner, else from the rules its events came from.
+fn learn_services(inputs: &[InputStats], per_input: &[Vec<Event>]) -> HashMap<Arc<str>, Component> {
+    let mut services = HashMap::new();
+    for (stats, events) in inputs.iter().zip(per_input) {
+        let from_name = std::path::Path::new(&stats.path)
+            .file_name()
+            .and_then(|n| crate::node::from_file_name(&n.to_string_lossy()))
+            .and_then(|(_, service)| Component::from_name(&service));
+        for e in events {
+            let Some(node) = &e.node else { continue };
+            let service = from_name.or(match e.kind {
+                EventKind::ProcessStarted => match e.field("service").and_then(Value::as_str) {
+                    Some("StorageContainerManager") => Some(Component::Scm),
+                    Some("HddsDatanodeService") => Some(Component::Datanode),
+                    Some("ReconServer") => Some(Component::Recon),
+                    Some("OzoneManager") => Some(Component::Om),
+                    _ => None,
+                },
+                // Logged by every kind of process: they tell nothing.
+                EventKind::VersionManagerInitialized | EventKind::VersionFinalized => None,
+                _ => Some(e.component).filter(|c| *c != Component::Any),
+            });
+            if let Some(s) = service {
+                services.entry(node.clone()).or_insert(s);
+            }
+        }
+    }
+    services
+}
+
+/// The key ids an event names.
+fn key_ids(e: &Event) -> Vec<&str> {
+    match e
+        .fields
+        .iter()
+        .find(|(n, _)| *n == "keys" || *n == "key")
+        .map(|(_, v)| v)
+    {
+        Some(Value::SecretKeys(ks)) => ks.iter().map(|k| k.id.as_str()).collect(),
+        Some(Value::SecretKey(k)) => vec![k.id.as_str()],
+        _ => Vec::new(),
+    }
+}
+
+/// A secret key id is generated on one SCM before any other SCM can know it.
+fn add_key_edges(all: &[Event], graph: &mut DiGraph<(), ()>) {
+    let mut origin: HashMap<&str, usize> = HashMap::new();
+    for (i, e) in all.iter().enumerate() {
+        if matches!(
+            e.kind,
+            EventKind::SecretKeyGenerated | EventKind::SecretKeyRotated
+        ) {
+            for id in key_ids(e) {
+                origin.entry(id).or_insert(i);
+            }
+        }
+    }
+    for (i, e) in all.iter().enumerate() {
+        for id in key_ids(e) {
+            if let Some(&o) = origin.get(id) {
+                if o != i && all[o].node.is_some() && all[o].node != e.node {
+                    graph.update_edge(NodeIndex::new(o), NodeIndex::new(i), ());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ipc_ports() {
+        assert_eq!(
+            ipc_port("IPC Server handler 0 on default port 15062"),
+            Some(15062)
+        );
+        assert_eq!(ipc_port("IPC Server handler 3 on 9861"), Some(9861));
+        assert_eq!(ipc_port("main"), None);
+    }
+}

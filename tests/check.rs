@@ -1,0 +1,330 @@
+//! `ozone-conform check` on the scenario fixtures (`tests/fixtures/scenarios/README.md` gives every expected
+//! verdict and line): for each model a violating, a healthy and a mid-flight log, as per-node files and as one
+//! merged integration-test file.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn bin() -> Command {
+    let mut c = Command::cargo_bin("ozone-conform").unwrap();
+    c.env("NO_COLOR", "1")
+        .env("COLUMNS", "120")
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn case_dir(model: &str, case: &str) -> PathBuf {
+    Path::new("tests/fixtures/scenarios").join(model).join(case)
+}
+
+/// The per-node daemon files of a case, or its merged test-output file.
+fn inputs(model: &str, case: &str, merged: bool) -> Vec<String> {
+    let dir = case_dir(model, case);
+    let dir = if merged { dir.join("merged") } else { dir };
+    let mut v: Vec<String> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(&dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            dir.join(p.file_name().unwrap())
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn check_json(args: &[String], extra: &[&str]) -> (i32, Value) {
+    let out = bin()
+        .arg("check")
+        .args(["--format", "json"])
+        .args(extra)
+        .args(args)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().unwrap(), v)
+}
+
+fn model<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["model"] == name)
+        .unwrap()
+}
+
+/// (file name suffix, line) of a violation's primary span.
+fn primary(v: &Value) -> (String, u64) {
+    let path = v["primary"]["path"].as_str().unwrap();
+    (
+        Path::new(path)
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned(),
+        v["primary"]["line"].as_u64().unwrap(),
+    )
+}
+
+struct Expect {
+    model: &'static str,
+    daemon: &'static [(&'static str, &'static str, u64)],
+    merged: &'static [(&'static str, u64)],
+}
+
+/// The violations each violating case must report with `--all` (invariant, file, line), from the README.
+const VIOLATING: &[Expect] = &[
+    Expect {
+        model: "scm-secret-keys",
+        daemon: &[
+            ("KeyFileCoversDb", "ozone-hadoop-scm-scm3.log", 77),
+            ("NoUnexpiredKeyDropped", "ozone-hadoop-scm-scm3.log", 153),
+        ],
+        merged: &[("KeyFileCoversDb", 171), ("NoUnexpiredKeyDropped", 242)],
+    },
+    Expect {
+        model: "scm-finalization",
+        daemon: &[
+            ("VersionFileCoversDb", "ozone-hadoop-scm-scm3.log", 61),
+            ("NoFinalizedDatanodeFenced", "ozone-hadoop-scm-scm3.log", 82),
+        ],
+        merged: &[
+            ("VersionFileCoversDb", 266),
+            ("NoFinalizedDatanodeFenced", 288),
+        ],
+    },
+    Expect {
+        model: "dn-finalize-block",
+        daemon: &[
+            (
+                "NoPutBlockAfterFinalize",
+                "ozone-hadoop-datanode-dn1.log",
+                36,
+            ),
+            (
+                "NoPutBlockAfterFinalize",
+                "ozone-hadoop-datanode-dn2.log",
+                34,
+            ),
+            (
+                "NoPutBlockAfterFinalize",
+                "ozone-hadoop-datanode-dn3.log",
+                34,
+            ),
+        ],
+        merged: &[
+            ("NoPutBlockAfterFinalize", 62),
+            ("NoPutBlockAfterFinalize", 63),
+            ("NoPutBlockAfterFinalize", 64),
+        ],
+    },
+    Expect {
+        model: "recon-om-sync",
+        daemon: &[(
+            "DerivedTasksMatchOmLineage",
+            "ozone-hadoop-recon-recon1.log",
+            161,
+        )],
+        merged: &[("DerivedTasksMatchOmLineage", 189)],
+    },
+];
+
+#[test]
+fn violating_logs_report_the_first_violating_line_of_every_invariant() {
+    for exp in VIOLATING {
+        for merged in [false, true] {
+            let files = inputs(exp.model, "violating", merged);
+            let (code, report) = check_json(&files, &["--all"]);
+            assert_eq!(code, 1, "{} merged={merged}", exp.model);
+            let m = model(&report, exp.model);
+            assert_eq!(m["verdict"], "violated");
+            let got: Vec<(String, String, u64)> = m["violations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| {
+                    let (f, l) = primary(v);
+                    (v["invariant"].as_str().unwrap().to_string(), f, l)
+                })
+                .collect();
+            let want: Vec<(String, String, u64)> = if merged {
+                let f = Path::new(&files[0])
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                exp.merged
+                    .iter()
+                    .map(|(i, l)| (i.to_string(), f.clone(), *l))
+                    .collect()
+            } else {
+                exp.daemon
+                    .iter()
+                    .map(|(i, f, l)| (i.to_string(), f.to_string(), *l))
+                    .collect()
+            };
+            for w in &want {
+                assert!(
+                    got.contains(w),
+                    "{} merged={merged}: missing {w:?} in {got:?}",
+                    exp.model
+                );
+            }
+            // Every violation carries its causal chain and cites its spec.
+            for v in m["violations"].as_array().unwrap() {
+                assert!(!v["related"].as_array().unwrap().is_empty(), "{v}");
+                assert_eq!(v["spec"]["invariant"], v["invariant"]);
+                assert!(v["spec"]["line"].as_u64().unwrap() > 0);
+            }
+            // Without --all: exactly one violation per model, marked first, and it is the earliest.
+            let (_, one) = check_json(&files, &["--model", exp.model]);
+            let vs = model(&one, exp.model)["violations"]
+                .as_array()
+                .unwrap()
+                .clone();
+            assert_eq!(vs.len(), 1);
+            assert_eq!(vs[0]["first"], true);
+        }
+    }
+}
+
+#[test]
+fn healthy_logs_conform_and_mid_flight_logs_are_inconclusive_never_violated() {
+    for m in [
+        "scm-secret-keys",
+        "scm-finalization",
+        "dn-finalize-block",
+        "recon-om-sync",
+    ] {
+        for merged in [false, true] {
+            let (code, report) = check_json(&inputs(m, "healthy", merged), &[]);
+            assert_eq!(
+                model(&report, m)["verdict"],
+                "conforms",
+                "{m} healthy merged={merged}: {}",
+                model(&report, m)
+            );
+            assert_eq!(code, 0, "{m} healthy merged={merged}");
+            let (code, report) = check_json(&inputs(m, "midflight", merged), &[]);
+            let got = model(&report, m);
+            assert_eq!(
+                got["verdict"], "inconclusive",
+                "{m} midflight merged={merged}: {got}"
+            );
+            assert!(!got["reason"].as_str().unwrap().is_empty());
+            assert_eq!(code, 0);
+        }
+    }
+}
+
+#[test]
+fn no_case_raises_a_false_alarm_in_another_model() {
+    for exp in VIOLATING {
+        for case in ["violating", "healthy", "midflight"] {
+            for merged in [false, true] {
+                let (_, report) = check_json(&inputs(exp.model, case, merged), &[]);
+                for m in report["models"].as_array().unwrap() {
+                    if m["model"] != exp.model {
+                        assert_ne!(
+                            m["verdict"], "violated",
+                            "{} {case} merged={merged}: {m}",
+                            exp.model
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn missing_debug_lines_make_the_block_model_inconclusive_and_name_the_log4j_line() {
+    for merged in [false, true] {
+        let (code, report) = check_json(
+            &inputs("dn-finalize-block", "nodebug", merged),
+            &["--model", "dn-finalize-block"],
+        );
+        assert_eq!(code, 0);
+        let m = model(&report, "dn-finalize-block");
+        assert_eq!(m["verdict"], "inconclusive");
+        assert!(m["reason"].as_str().unwrap().contains(
+            "log4j.logger.org.apache.hadoop.ozone.container.keyvalue.impl.BlockManagerImpl=DEBUG"
+        ));
+    }
+}
+
+#[test]
+fn merged_order_keeps_each_node_and_stdin_works() {
+    // The same story through stdin, with its node named on the command line.
+    let file = &inputs("recon-om-sync", "violating", false)[0];
+    let data = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
+    let out = bin()
+        .args([
+            "check",
+            "--format",
+            "json",
+            "--model",
+            "recon-om-sync",
+            "--node",
+            "recon1",
+            "-",
+        ])
+        .write_stdin(data)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let viol = &v["models"][0]["violations"][0];
+    assert_eq!(viol["primary"]["path"], "-");
+    assert_eq!(viol["primary"]["line"], 161);
+    assert_eq!(viol["node"], "recon1");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let out = bin()
+        .args(["check", "--model", "nope", "tests/fixtures/logs/daemon"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown model `nope`"));
+    let out = bin()
+        .args(["check", "tests/fixtures/logs/edge/garbage.bin"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn terminal_report_snapshots() {
+    for (name, model, merged) in [
+        ("keys_daemon", "scm-secret-keys", false),
+        ("finalization_merged", "scm-finalization", true),
+        ("block_daemon", "dn-finalize-block", false),
+        ("recon_daemon", "recon-om-sync", false),
+    ] {
+        let out = bin()
+            .arg("check")
+            .args(["--model", model])
+            .args(inputs(model, "violating", merged))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        insta::assert_snapshot!(name, String::from_utf8_lossy(&out.stdout));
+    }
+    let out = bin()
+        .arg("check")
+        .args(inputs("scm-secret-keys", "midflight", false))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    insta::assert_snapshot!(
+        "keys_midflight_summary",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
