@@ -76,5 +76,155 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// A synthetic event stream over three SCMs, three datanodes and a Recon: every model reads most events.
+fn synthetic_timeline(n: usize) -> ozone_conform::timeline::Timeline {
+    use ozone_conform::event::{Event, Span};
+    use ozone_conform::time::Timestamp;
+    use ozone_conform::value::{SecretKeyInfo, Value};
+    use ozone_conform::vocab::{Component, EventKind};
+    use std::sync::Arc;
+    let nodes: Vec<Arc<str>> = ["scm1", "scm2", "scm3", "dn1", "dn2", "dn3", "recon1"]
+        .iter()
+        .map(|s| Arc::from(*s))
+        .collect();
+    let thread: Arc<str> = Arc::from("t");
+    let mut events = Vec::with_capacity(n);
+    for i in 0..n {
+        let t = Timestamp::from_parts(2026, 8, 23, 10, 0, 0, 0);
+        let (kind, node, component, fields): (
+            EventKind,
+            usize,
+            Component,
+            Vec<(&'static str, Value)>,
+        ) = match i % 8 {
+            0 => (
+                EventKind::BlockCommitted,
+                3 + i % 3,
+                Component::Datanode,
+                vec![
+                    (
+                        "block",
+                        Value::BlockId {
+                            container: 1,
+                            local: i as u64,
+                            bcs_id: 1,
+                            replica_index: None,
+                        },
+                    ),
+                    ("bcs_id", Value::U64(1)),
+                    ("chunks", Value::U64(1)),
+                ],
+            ),
+            1 => (
+                EventKind::BlockFinalized,
+                3 + i % 3,
+                Component::Datanode,
+                vec![(
+                    "block",
+                    Value::BlockId {
+                        container: 1,
+                        local: i as u64,
+                        bcs_id: 0,
+                        replica_index: None,
+                    },
+                )],
+            ),
+            2 => (
+                EventKind::SyncCompleted,
+                6,
+                Component::Recon,
+                vec![("seq", Value::I64(i as i64))],
+            ),
+            3 => (
+                EventKind::DeltaApplied,
+                6,
+                Component::Recon,
+                vec![
+                    ("from_seq", Value::I64(i as i64)),
+                    ("db_seq", Value::I64(i as i64 + 1)),
+                ],
+            ),
+            4 => (
+                EventKind::SecretKeysUpdated,
+                i % 3,
+                Component::Scm,
+                vec![(
+                    "keys",
+                    Value::SecretKeys(vec![SecretKeyInfo {
+                        id: "k1".into(),
+                        created: None,
+                        expires: Some(Timestamp::from_parts(2026, 9, 1, 0, 0, 0, 0)),
+                    }]),
+                )],
+            ),
+            5 => (
+                EventKind::VersionFinalized,
+                i % 3,
+                Component::Scm,
+                vec![(
+                    "version",
+                    Value::Version {
+                        name: "ZDU".into(),
+                        number: 100,
+                    },
+                )],
+            ),
+            6 => (
+                EventKind::CheckpointInstalled,
+                i % 3,
+                Component::Scm,
+                vec![("term", Value::U64(1)), ("index", Value::U64(i as u64))],
+            ),
+            _ => (
+                EventKind::TaskCompleted,
+                6,
+                Component::Recon,
+                vec![("task", Value::Str("NSSummaryTask".into()))],
+            ),
+        };
+        events.push(Event {
+            kind,
+            rule: 0,
+            component,
+            node: Some(nodes[node].clone()),
+            node_key: u32::MAX,
+            node_from: None,
+            time: Some(Timestamp {
+                millis: t.millis + i as i64,
+                has_date: true,
+            }),
+            level: None,
+            thread: thread.clone(),
+            fields,
+            span: Span {
+                input: 0,
+                line: i as u64 + 1,
+                byte_offset: i as u64 * 100,
+                byte_len: 99,
+            },
+            excerpt: thread.clone(),
+            message_offset: 0,
+        });
+    }
+    let stats = ozone_conform::scan::InputStats::default();
+    ozone_conform::timeline::from_events(vec![stats], vec![events], vec![false], 1000)
+}
+
+fn bench_replay(c: &mut Criterion) {
+    let n = 1_000_000;
+    let timeline = synthetic_timeline(n);
+    let mut g = c.benchmark_group("replay");
+    g.throughput(Throughput::Elements(n as u64));
+    g.sample_size(10);
+    g.bench_function("four_models_1M_events", |b| {
+        b.iter(|| {
+            let reports =
+                ozone_conform::check::replay(&timeline, ozone_conform::model::all_models());
+            black_box(reports.len())
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_replay);
 criterion_main!(benches);

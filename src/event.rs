@@ -45,6 +45,8 @@ pub struct Event {
     pub rule: u32,
     pub component: Component,
     pub node: Option<Arc<str>>,
+    /// The node's index in the run's node table (`u32::MAX` when the node is unknown); set by the timeline.
+    pub node_key: u32,
     pub node_from: Option<NodeSource>,
     pub time: Option<Timestamp>,
     pub level: Option<Level>,

@@ -756,6 +756,7 @@ impl InputScan<'_> {
             rule: m.rule,
             component: rule.component,
             node,
+            node_key: u32::MAX,
             node_from,
             time,
             level,

@@ -31,7 +31,11 @@ pub struct Timeline {
     /// For each event (same index), its index in the happens-before graph.
     graph: DiGraph<(), ()>,
     /// The service each node runs (`scm`, `datanode`, `recon`, `om`), where the logs tell.
-    pub services: HashMap<Arc<str>, Component>,
+    pub services: rustc_hash::FxHashMap<Arc<str>, Component>,
+    /// Every node, indexed by `Event::node_key`.
+    pub node_names: Vec<Arc<str>>,
+    /// The service of each node, by key.
+    service_by_key: Vec<Option<Component>>,
     /// Inputs that are single-JVM integration-test output (no banners, one clock).
     pub test_output: Vec<bool>,
     pub max_skew_ms: i64,
@@ -184,9 +188,24 @@ pub fn from_events(
         .map(|(a, b)| (position[a], position[b]))
         .collect();
     let mut slots: Vec<Option<Event>> = all.into_iter().map(Some).collect();
-    let events: Vec<Event> = order
+    let mut events: Vec<Event> = order
         .iter()
         .map(|&i| slots[i].take().expect("each event once"))
+        .collect();
+    // Models key their state by a small integer per node rather than by name.
+    let mut node_names: Vec<Arc<str>> = Vec::new();
+    let mut keys: HashMap<Arc<str>, u32> = HashMap::new();
+    for e in &mut events {
+        if let Some(n) = &e.node {
+            e.node_key = *keys.entry(n.clone()).or_insert_with(|| {
+                node_names.push(n.clone());
+                (node_names.len() - 1) as u32
+            });
+        }
+    }
+    let service_by_key = node_names
+        .iter()
+        .map(|n| services.get(n).copied())
         .collect();
     let mut first_seen = std::collections::HashSet::new();
     let mut started_in_view = std::collections::HashSet::new();
@@ -210,6 +229,8 @@ pub fn from_events(
         events,
         graph: merged_graph,
         services,
+        node_names,
+        service_by_key,
         test_output,
         max_skew_ms,
         skew_warnings,
@@ -241,6 +262,12 @@ impl Timeline {
 
     pub fn service_of(&self, node: &str) -> Option<Component> {
         self.services.get(node).copied()
+    }
+
+    /// The service of the node with this `Event::node_key`.
+    #[inline]
+    pub fn service_of_key(&self, key: u32) -> Option<Component> {
+        self.service_by_key.get(key as usize).copied().flatten()
     }
 }
 
@@ -351,8 +378,11 @@ fn ipc_port(thread: &str) -> Option<u16> {
 }
 
 /// The service of each node: from its file name or banner, else from the rules its events came from.
-fn learn_services(inputs: &[InputStats], per_input: &[Vec<Event>]) -> HashMap<Arc<str>, Component> {
-    let mut services = HashMap::new();
+fn learn_services(
+    inputs: &[InputStats],
+    per_input: &[Vec<Event>],
+) -> rustc_hash::FxHashMap<Arc<str>, Component> {
+    let mut services = rustc_hash::FxHashMap::default();
     for (stats, events) in inputs.iter().zip(per_input) {
         let from_name = std::path::Path::new(&stats.path)
             .file_name()

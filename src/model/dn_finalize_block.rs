@@ -10,8 +10,7 @@ use super::{invariant, Ctx, Invariant, Knowledge, Model, Spec, Violation};
 use crate::event::Event;
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
-use std::collections::HashMap;
-use std::sync::Arc;
+use rustc_hash::FxHashMap as HashMap;
 
 pub const DEBUG_LINE: &str =
     "log4j.logger.org.apache.hadoop.ozone.container.keyvalue.impl.BlockManagerImpl=DEBUG";
@@ -35,7 +34,7 @@ struct Datanode {
 
 #[derive(Default)]
 pub struct DnFinalizeBlock {
-    datanodes: HashMap<Arc<str>, Datanode>,
+    datanodes: HashMap<u32, Datanode>,
     knowledge: Knowledge,
 }
 
@@ -88,19 +87,20 @@ impl Model for DnFinalizeBlock {
         if !self.reads(e.kind) {
             return;
         }
-        let Some(node) = e.node.clone() else {
+        let Some(node) = e.node.as_ref() else {
             self.knowledge.unknown("some datanode lines name no node");
             return;
         };
+        let key = e.node_key;
         if cx
             .timeline
-            .service_of(&node)
+            .service_of_key(key)
             .is_some_and(|s| s != Component::Datanode)
         {
             return;
         }
         self.knowledge.events += 1;
-        let dn = self.datanodes.entry(node.clone()).or_default();
+        let dn = self.datanodes.entry(key).or_default();
         match e.kind {
             EventKind::FinalizeBlockReceived => {
                 if let Some(b) = block(e) {
@@ -118,7 +118,7 @@ impl Model for DnFinalizeBlock {
                 let Some(b) = block(e) else { return };
                 if let Some(&fin) = dn.finalized.get(&b) {
                     let inv = invariant(self, "NoPutBlockAfterFinalize");
-                    let dn = &self.datanodes[&node];
+                    let dn = &self.datanodes[&key];
                     let bcs = e
                         .field("bcs_id")
                         .and_then(Value::as_u64)
@@ -155,11 +155,12 @@ impl Model for DnFinalizeBlock {
         }
     }
 
-    fn finish(&mut self, _cx: &Ctx, _out: &mut Vec<Violation>) {
-        let mut names: Vec<&Arc<str>> = self.datanodes.keys().collect();
-        names.sort();
-        for name in names {
-            let dn = &self.datanodes[name];
+    fn finish(&mut self, cx: &Ctx, _out: &mut Vec<Violation>) {
+        let mut keys: Vec<u32> = self.datanodes.keys().copied().collect();
+        keys.sort_by_key(|k| &cx.timeline.node_names[*k as usize]);
+        for key in keys {
+            let name = &cx.timeline.node_names[key as usize];
+            let dn = &self.datanodes[&key];
             if dn.finalized.is_empty() {
                 continue;
             }

@@ -7,8 +7,6 @@
 
 use crate::event::Event;
 use crate::vocab::EventKind;
-use std::collections::HashMap;
-use std::sync::Arc;
 
 /// What an event means for its node's lifecycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +28,8 @@ struct NodeLife {
 
 #[derive(Default)]
 pub struct Lifecycle {
-    nodes: HashMap<Arc<str>, NodeLife>,
+    /// By `Event::node_key`.
+    nodes: Vec<NodeLife>,
 }
 
 /// Lines that show a process going down.
@@ -48,8 +47,12 @@ pub fn is_stop_line(kind: EventKind) -> bool {
 impl Lifecycle {
     /// Observes event `index`; returns the lifecycle step it makes, if any.
     pub fn observe(&mut self, index: usize, e: &Event, test_output: bool) -> Option<LifeStep> {
-        let node = e.node.as_ref()?;
-        let life = self.nodes.entry(node.clone()).or_default();
+        e.node.as_ref()?;
+        let key = e.node_key as usize;
+        if key >= self.nodes.len() {
+            self.nodes.resize_with(key + 1, NodeLife::default);
+        }
+        let life = &mut self.nodes[key];
         let step = match e.kind {
             EventKind::ProcessStarted => {
                 let crashed = if test_output || life.shut_down {

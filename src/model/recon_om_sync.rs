@@ -11,8 +11,7 @@ use super::{invariant, Ctx, Invariant, Knowledge, Model, Spec, Violation};
 use crate::event::Event;
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
-use std::collections::HashMap;
-use std::sync::Arc;
+use rustc_hash::FxHashMap as HashMap;
 
 const INVARIANTS: &[Invariant] = &[Invariant {
     name: "DerivedTasksMatchOmLineage",
@@ -48,7 +47,7 @@ struct Recon {
 
 #[derive(Default)]
 pub struct ReconOmSync {
-    recons: HashMap<Arc<str>, Recon>,
+    recons: HashMap<u32, Recon>,
     knowledge: Knowledge,
 }
 
@@ -99,15 +98,16 @@ impl Model for ReconOmSync {
         life: Option<LifeStep>,
         out: &mut Vec<Violation>,
     ) {
-        let Some(node) = e.node.clone() else {
+        let Some(node) = e.node.as_ref() else {
             if self.reads(e.kind) {
                 self.knowledge.unknown("some Recon lines name no node");
             }
             return;
         };
+        let key = e.node_key;
         if cx
             .timeline
-            .service_of(&node)
+            .service_of_key(key)
             .is_some_and(|s| s != Component::Recon)
         {
             return;
@@ -118,7 +118,7 @@ impl Model for ReconOmSync {
         if self.reads(e.kind) {
             self.knowledge.events += 1;
         }
-        let r = self.recons.entry(node.clone()).or_default();
+        let r = self.recons.entry(key).or_default();
         if let (Some(LifeStep::Started { .. }), Some(due)) = (life, r.rebuild.as_mut()) {
             // Restart before the rebuild completed: the startup reconciliation is the only net left.
             // The first line of the restart (its STARTUP_MSG where there is one).
@@ -169,7 +169,7 @@ impl Model for ReconOmSync {
                             "Recon {node} installed a full snapshot at sequence number {n} with no earlier sequence number in view, so a new OM lineage cannot be told"
                         )),
                     }
-                    let r = self.recons.get_mut(&node).expect("present");
+                    let r = self.recons.get_mut(&key).expect("present");
                     r.highest = Some((n, index));
                     r.history_known = true;
                 } else if r.highest.is_none_or(|(h, _)| n > h) {
@@ -203,7 +203,7 @@ impl Model for ReconOmSync {
                 if due.queued_at_startup {
                     // Reconcile queued the rebuild again: it may still run; the obligation stands until done.
                     self.knowledge.checks += 1;
-                    let r = self.recons.get_mut(&node).expect("present");
+                    let r = self.recons.get_mut(&key).expect("present");
                     r.rebuild.as_mut().expect("present").restart = None;
                     return;
                 }
@@ -261,7 +261,7 @@ impl Model for ReconOmSync {
                     related,
                     ambiguous_order: None,
                 });
-                self.recons.get_mut(&node).expect("present").rebuild = None;
+                self.recons.get_mut(&key).expect("present").rebuild = None;
             }
             _ => {}
         }

@@ -11,7 +11,7 @@ use super::{invariant, Ctx, Invariant, Knowledge, Model, Spec, Violation};
 use crate::event::Event;
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 const INVARIANTS: &[Invariant] = &[
@@ -63,7 +63,7 @@ struct ScmNode {
 
 #[derive(Default)]
 pub struct ScmFinalization {
-    nodes: HashMap<Arc<str>, ScmNode>,
+    nodes: HashMap<u32, ScmNode>,
     /// Highest version each SCM logged as finalized (the cluster's finalization, as peers see it).
     finalized: HashMap<Arc<str>, (Version, usize)>,
     knowledge: Knowledge,
@@ -159,21 +159,22 @@ impl Model for ScmFinalization {
         life: Option<LifeStep>,
         out: &mut Vec<Violation>,
     ) {
-        let Some(node) = e.node.clone() else {
+        let Some(node) = e.node.as_ref() else {
             if self.reads(e.kind) && e.kind != EventKind::VersionManagerInitialized {
                 self.knowledge.unknown("some SCM lines name no node (single-JVM output without node ids in thread names)");
             }
             return;
         };
+        let key = e.node_key;
         // Datanodes, OM and Recon log the same version-manager lines; only SCMs are modelled.
-        if cx.timeline.service_of(&node) != Some(Component::Scm) {
+        if cx.timeline.service_of_key(key) != Some(Component::Scm) {
             return;
         }
         if self.reads(e.kind) {
             self.knowledge.events += 1;
         }
         if let Some(step) = life {
-            if let Some(n) = self.nodes.get_mut(&node).filter(|n| n.db_ahead.is_some()) {
+            if let Some(n) = self.nodes.get_mut(&key).filter(|n| n.db_ahead.is_some()) {
                 match step {
                     LifeStep::Stopping => n.down = n.down.or(Some(index)),
                     LifeStep::Started { crashed } => {
@@ -185,11 +186,11 @@ impl Model for ScmFinalization {
         }
         match e.kind {
             EventKind::CheckpointInstalled => {
-                let n = self.nodes.entry(node.clone()).or_default();
+                let n = self.nodes.entry(key).or_default();
                 n.replaced = Some(index);
             }
             EventKind::SnapshotVersionHigher => {
-                let n = self.nodes.entry(node.clone()).or_default();
+                let n = self.nodes.entry(key).or_default();
                 if n.replaced.is_some() {
                     if let Some(v) = version(e, "version") {
                         n.db_ahead = Some((v, index));
@@ -202,7 +203,7 @@ impl Model for ScmFinalization {
                 let Some(v) = version(e, "version") else {
                     return;
                 };
-                let n = self.nodes.entry(node.clone()).or_default();
+                let n = self.nodes.entry(key).or_default();
                 if n.db_ahead
                     .as_ref()
                     .is_some_and(|(target, _)| v.number >= target.number)
@@ -223,14 +224,14 @@ impl Model for ScmFinalization {
                 let Some(a) = version(e, "apparent") else {
                     return;
                 };
-                let n = self.nodes.entry(node.clone()).or_default();
+                let n = self.nodes.entry(key).or_default();
                 n.version_line = Some(index);
                 // Restart(s): the VERSION file is read; it must cover the DB.
                 if let Some((target, _)) = &n.db_ahead {
                     if a.number < target.number {
                         let v = self.version_file_violation(
-                            &node,
-                            self.nodes.get(&node).expect("present"),
+                            node,
+                            self.nodes.get(&key).expect("present"),
                             index,
                             &format!("{} ({})", a.name, a.number),
                         );
@@ -238,7 +239,7 @@ impl Model for ScmFinalization {
                     } else {
                         self.knowledge.checks += 1;
                     }
-                    let n = self.nodes.get_mut(&node).expect("present");
+                    let n = self.nodes.get_mut(&key).expect("present");
                     n.db_ahead = None;
                 }
             }
@@ -249,17 +250,17 @@ impl Model for ScmFinalization {
                     return;
                 };
                 // Restart(s) with no version-manager line in view: the fencing line tells the apparent version.
-                if let Some(n) = self.nodes.get(&node) {
+                if let Some(n) = self.nodes.get(&key) {
                     if let (Some((target, _)), Some(restart)) = (&n.db_ahead, n.restarted) {
                         if scm_v.number < target.number {
                             let v = self.version_file_violation(
-                                &node,
+                                node,
                                 n,
                                 restart,
                                 &format!("{} ({})", scm_v.name, scm_v.number),
                             );
                             out.push(v);
-                            self.nodes.get_mut(&node).expect("present").db_ahead = None;
+                            self.nodes.get_mut(&key).expect("present").db_ahead = None;
                         }
                     }
                 }
@@ -267,7 +268,7 @@ impl Model for ScmFinalization {
                 let peer = self
                     .finalized
                     .iter()
-                    .filter(|(p, (v, _))| **p != node && v.number >= dn_v.number)
+                    .filter(|(p, (v, _))| *p != node && v.number >= dn_v.number)
                     .min_by_key(|(_, (_, i))| *i)
                     .map(|(p, (v, i))| (p.clone(), v.clone(), *i));
                 match peer {
@@ -281,7 +282,7 @@ impl Model for ScmFinalization {
                             _ => "a datanode".into(),
                         };
                         let mut related = vec![(at, format!("peer SCM {p} finalized to {} ({})", v.name, v.number))];
-                        if let Some(vl) = self.nodes.get(&node).and_then(|n| n.version_line) {
+                        if let Some(vl) = self.nodes.get(&key).and_then(|n| n.version_line) {
                             related.push((vl, format!("SCM {node} runs at apparent version {} ({})", scm_v.name, scm_v.number)));
                         }
                         out.push(Violation {

@@ -10,9 +10,9 @@ use super::lifecycle::LifeStep;
 use super::{invariant, Ctx, Invariant, Knowledge, Model, Spec, Violation};
 use crate::event::Event;
 use crate::time::Timestamp;
-use crate::value::Value;
+use crate::value::{SecretKeyInfo, Value};
 use crate::vocab::{Component, EventKind};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 const INVARIANTS: &[Invariant] = &[
@@ -57,20 +57,20 @@ struct KnownKey {
 
 #[derive(Default)]
 pub struct ScmSecretKeys {
-    nodes: HashMap<Arc<str>, ScmNode>,
+    nodes: HashMap<u32, ScmNode>,
     known: HashMap<String, KnownKey>,
     knowledge: Knowledge,
 }
 
-fn key_list(e: &Event) -> Option<Vec<(String, Option<Timestamp>)>> {
+fn key_list(e: &Event) -> Option<&[SecretKeyInfo]> {
     match e
         .fields
         .iter()
         .find(|(n, _)| *n == "keys" || *n == "key")
         .map(|(_, v)| v)?
     {
-        Value::SecretKeys(ks) => Some(ks.iter().map(|k| (k.id.clone(), k.expires)).collect()),
-        Value::SecretKey(k) => Some(vec![(k.id.clone(), k.expires)]),
+        Value::SecretKeys(ks) => Some(ks),
+        Value::SecretKey(k) => Some(std::slice::from_ref(k)),
         _ => None,
     }
 }
@@ -138,7 +138,7 @@ impl ScmSecretKeys {
         index: usize,
         e: &Event,
         node: &Arc<str>,
-        keys: &[(String, Option<Timestamp>)],
+        keys: &[SecretKeyInfo],
         out: &mut Vec<Violation>,
     ) {
         let Some(now) = e.time.filter(|t| t.has_date) else {
@@ -157,7 +157,7 @@ impl ScmSecretKeys {
         self.knowledge.checks += 1;
         let mut dropped: Vec<(&String, &KnownKey)> = required
             .into_iter()
-            .filter(|(id, _)| !keys.iter().any(|(k, _)| k == *id))
+            .filter(|(id, _)| !keys.iter().any(|k| &k.id == *id))
             .collect();
         if dropped.is_empty() {
             return;
@@ -251,15 +251,16 @@ impl Model for ScmSecretKeys {
         life: Option<LifeStep>,
         out: &mut Vec<Violation>,
     ) {
-        let Some(node) = e.node.clone() else {
+        let Some(node) = e.node.as_ref() else {
             if self.reads(e.kind) {
                 self.knowledge.unknown("some SCM lines name no node (single-JVM output without node ids in thread names)");
             }
             return;
         };
+        let key = e.node_key;
         if cx
             .timeline
-            .service_of(&node)
+            .service_of_key(key)
             .is_some_and(|s| s != Component::Scm)
         {
             return;
@@ -271,7 +272,7 @@ impl Model for ScmSecretKeys {
         if let Some(step) = life {
             let swapped = self
                 .nodes
-                .get(&node)
+                .get(&key)
                 .is_some_and(|n| n.install == Install::Swapped);
             let stopped = match step {
                 LifeStep::Stopping => Some(false),
@@ -279,13 +280,13 @@ impl Model for ScmSecretKeys {
                 LifeStep::Started { crashed: None } => Some(false),
             };
             if let (true, Some(crashed)) = (swapped, stopped) {
-                let n = self.nodes.remove(&node).expect("present");
-                out.push(self.key_file_covers_db_violated(cx, &node, &n, index, crashed));
+                let n = self.nodes.remove(&key).expect("present");
+                out.push(self.key_file_covers_db_violated(cx, node, &n, index, crashed));
             }
         }
         match e.kind {
             EventKind::SecretKeysFetched => {
-                let n = self.nodes.entry(node.clone()).or_default();
+                let n = self.nodes.entry(key).or_default();
                 *n = ScmNode {
                     install: Install::Fetched,
                     fetched: Some(index),
@@ -296,7 +297,7 @@ impl Model for ScmSecretKeys {
                 // Without the fetch in view there is no known key obligation (security off, or cut off).
                 if let Some(n) = self
                     .nodes
-                    .get_mut(&node)
+                    .get_mut(&key)
                     .filter(|n| n.install == Install::Fetched)
                 {
                     n.install = Install::Swapped;
@@ -306,7 +307,7 @@ impl Model for ScmSecretKeys {
             EventKind::StateMachineReinitializing => {
                 if let Some(n) = self
                     .nodes
-                    .get_mut(&node)
+                    .get_mut(&key)
                     .filter(|n| n.install == Install::Swapped)
                 {
                     n.reinitializing = Some(index);
@@ -315,10 +316,10 @@ impl Model for ScmSecretKeys {
             EventKind::SecretKeysSaved
                 if self
                     .nodes
-                    .get(&node)
+                    .get(&key)
                     .is_some_and(|n| n.install == Install::Swapped) =>
             {
-                self.nodes.remove(&node);
+                self.nodes.remove(&key);
                 self.knowledge.checks += 1; // SaveKeys(s): the key file covers the DB again
             }
             _ => {}
@@ -350,15 +351,24 @@ impl Model for ScmSecretKeys {
                     | EventKind::SecretKeysReloaded
                     | EventKind::SecretKeyGenerated
             ) {
-                self.check_key_set(cx, index, e, &node, &keys, out);
+                self.check_key_set(cx, index, e, node, keys, out);
             }
-            for (id, expires) in keys {
-                let k = self.known.entry(id).or_insert(KnownKey {
-                    expires,
-                    last_seen: index,
-                });
-                k.last_seen = index;
-                k.expires = k.expires.or(expires);
+            for key in keys {
+                match self.known.get_mut(&key.id) {
+                    Some(k) => {
+                        k.last_seen = index;
+                        k.expires = k.expires.or(key.expires);
+                    }
+                    None => {
+                        self.known.insert(
+                            key.id.clone(),
+                            KnownKey {
+                                expires: key.expires,
+                                last_seen: index,
+                            },
+                        );
+                    }
+                }
             }
         }
     }
