@@ -328,3 +328,28 @@ fn terminal_report_snapshots() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+#[test]
+fn the_readme_example_command_finds_the_violation() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let line = readme
+        .lines()
+        .find(|l| l.starts_with("cargo run --release -- check "))
+        .expect("README opens with the check command");
+    let pattern = line
+        .trim_start_matches("cargo run --release -- check ")
+        .trim();
+    let files: Vec<String> = glob::glob(&format!("{}/{pattern}", env!("CARGO_MANIFEST_DIR")))
+        .unwrap()
+        .map(|p| p.unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(files.len() >= 3, "{pattern}");
+    let out = bin().arg("check").args(&files).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("OZ-SCM-KEYS-001[KeyFileCoversDb]"),
+        "{stdout}"
+    );
+}
