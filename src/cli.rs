@@ -51,8 +51,8 @@ pub enum Command {
         #[arg(long = "model", value_name = "NAME")]
         models: Vec<String>,
         /// Clock skew tolerated between nodes, in milliseconds.
-        #[arg(long, value_name = "MS", default_value_t = crate::timeline::DEFAULT_MAX_SKEW_MS)]
-        max_skew: i64,
+        #[arg(long, value_name = "MS", default_value_t = crate::timeline::DEFAULT_MAX_SKEW_MS as u64)]
+        max_skew: u64,
     },
     /// Load and check the grammar (embedded rules plus --grammar directories) and list its rules.
     Grammar {
@@ -420,18 +420,14 @@ fn cmd_check(
     format: CheckFormat,
     all: bool,
     models: &[String],
-    max_skew: i64,
+    max_skew: u64,
 ) -> Result<i32, Report> {
     use crate::model::Verdict;
     use std::io::IsTerminal;
     let models =
         crate::check::select(models).map_err(|e| miette!(code = "ozone_conform::usage", "{e}"))?;
-    if max_skew < 0 {
-        return Err(miette!(
-            code = "ozone_conform::usage",
-            "--max-skew must not be negative"
-        ));
-    }
+    let max_skew = i64::try_from(max_skew)
+        .map_err(|_| miette!(code = "ozone_conform::usage", "--max-skew is too large"))?;
     let p = prepare(args)?;
     let verbose = args.verbose;
     let on_unparsed = move |path: &str, u: &UnparsedLine| {

@@ -353,3 +353,37 @@ fn the_readme_example_command_finds_the_violation() {
         "{stdout}"
     );
 }
+
+/// Two SCMs whose clocks are 400 ms apart around a causal step: the verdict rests on clocks within the skew
+/// tolerance, and the report says so; with a tighter tolerance it does not.
+#[test]
+fn an_order_resting_on_clocks_within_the_skew_is_reported_as_ambiguous() {
+    let dir = tempfile::tempdir().unwrap();
+    let scm1 = "2026-08-23 10:00:00,500 [scm1-StateMachineUpdater] INFO org.apache.hadoop.ozone.upgrade.ComponentVersionManager: Version ZDU (100) has been finalized.\n";
+    let scm3 = "2026-08-23 10:00:00,900 [IPC Server handler 0 on 9861] ERROR org.apache.hadoop.hdds.scm.node.SCMNodeManager: Datanode 0e4a1c7b-2d3f-4a5b-9c6d-7e8f9a0b1c01(dn1/172.18.0.7) has apparent version ZDU (100) which is higher than SCM apparent version INITIAL_VERSION (0). SCM must finalize before datanodes.\n";
+    std::fs::write(dir.path().join("ozone-hadoop-scm-scm1.log"), scm1).unwrap();
+    std::fs::write(dir.path().join("ozone-hadoop-scm-scm3.log"), scm3).unwrap();
+    let files = vec![dir.path().to_string_lossy().into_owned()];
+    let (code, report) = check_json(&files, &["--model", "scm-finalization"]);
+    assert_eq!(code, 1);
+    let v = &model(&report, "scm-finalization")["violations"][0];
+    assert_eq!(v["invariant"], "NoFinalizedDatanodeFenced");
+    let note = v["ambiguous_order"]
+        .as_str()
+        .expect("the order rests on clocks");
+    assert!(
+        note.contains("400 ms") && note.contains("1000 ms"),
+        "{note}"
+    );
+    let (_, report) = check_json(
+        &files,
+        &["--model", "scm-finalization", "--max-skew", "100"],
+    );
+    assert!(model(&report, "scm-finalization")["violations"][0]["ambiguous_order"].is_null());
+    let out = bin()
+        .args(["check", "--max-skew=-5"])
+        .args(&files)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
