@@ -106,6 +106,13 @@ fi
 if command -v rg > /dev/null 2>&1; then
     RG_ARGS="${RULE_LOGGERS[*]}"
     run_best "rg -c -F -e <5 rule loggers> FILE" "rg -c -F $RG_ARGS \"\$FILE\""
+    # Every logger the grammar names, as its simple class name (which every rendering ends with).
+    ALL_ARGS=""
+    for l in $("$BIN" grammar | awk -F'\t' 'NF > 3 && $4 != "*" { print $4 }' | tr ',' '\n' | sed 's/.*\.//' | sort -u); do
+        ALL_ARGS="$ALL_ARGS -e $l"
+    done
+    N_ALL=$(echo "$ALL_ARGS" | grep -o -- '-e ' | wc -l)
+    run_best "rg -c -F -e <all $N_ALL rule loggers> FILE" "rg -c -F $ALL_ARGS \"\$FILE\""
 else
     echo "   rg (ripgrep) is not installed: skipping the rg row"
 fi

@@ -303,26 +303,45 @@ fn learn_aliases(per_input: &[Vec<Event>]) -> HashMap<Arc<str>, Arc<str>> {
 fn resolve_nodes(events: &mut [Event], aliases: &HashMap<Arc<str>, Arc<str>>) {
     let canonical = |n: &Arc<str>| aliases.get(n).cloned().unwrap_or_else(|| n.clone());
     let mut context: HashMap<Arc<str>, Arc<str>> = HashMap::new();
+    // Threads with an SCM context on which another component has since been built (MiniOzoneCluster starts
+    // datanodes on `main` after the SCMs): the version-manager lines every process logs are no longer the SCM's.
+    let mut other_built: std::collections::HashSet<Arc<str>> = std::collections::HashSet::new();
     let mut ports: HashMap<u16, Arc<str>> = HashMap::new();
     for e in events.iter_mut() {
         match e.kind {
             EventKind::ScmNodeIdentified => {
                 if let Some(Value::Str(id)) = e.field("node_id") {
                     context.insert(e.thread.clone(), id.as_str().into());
+                    other_built.remove(&e.thread);
                 }
             }
             EventKind::HarnessScmShutdown => {
                 if let Some(Value::Str(id)) = e.field("scm_id") {
                     context.insert(e.thread.clone(), canonical(&Arc::from(id.as_str())));
+                    other_built.remove(&e.thread);
                 }
             }
             _ => {}
         }
+        if matches!(
+            e.component,
+            Component::Datanode | Component::Recon | Component::Om
+        ) && context.contains_key(&e.thread)
+        {
+            other_built.insert(e.thread.clone());
+        }
         if e.node.is_none() {
+            let every_process = matches!(
+                e.kind,
+                EventKind::VersionManagerInitialized | EventKind::VersionFinalized
+            );
             if let Some(n) = ipc_port(&e.thread).and_then(|p| ports.get(&p)) {
                 e.node = Some(n.clone());
                 e.node_from = Some(NodeSource::IpcPort);
-            } else if let Some(n) = context.get(&e.thread) {
+            } else if let Some(n) = context
+                .get(&e.thread)
+                .filter(|_| !(every_process && other_built.contains(&e.thread)))
+            {
                 if matches!(e.component, Component::Scm | Component::Any) {
                     e.node = Some(n.clone());
                     e.node_from = Some(NodeSource::Context);
@@ -345,20 +364,25 @@ fn resolve_nodes(events: &mut [Event], aliases: &HashMap<Arc<str>, Arc<str>>) {
 /// In one input, a node-less event of a component that has exactly one node there belongs to that node
 /// (Recon's unprefixed `ReconTaskThread-N` threads in test output, with one Recon).
 fn attribute_single_component(events: &mut [Event]) {
+    // Every kind of process logs the version-manager lines: their rule's component says nothing.
+    let shared = |k: EventKind| {
+        matches!(
+            k,
+            EventKind::VersionManagerInitialized | EventKind::VersionFinalized
+        )
+    };
     let mut nodes: HashMap<Component, std::collections::BTreeSet<Arc<str>>> = HashMap::new();
     for e in events.iter() {
         if let (Some(n), c) = (&e.node, e.component) {
-            if c != Component::Any
-                && !matches!(
-                    e.kind,
-                    EventKind::VersionManagerInitialized | EventKind::VersionFinalized
-                )
-            {
+            if c != Component::Any && !shared(e.kind) {
                 nodes.entry(c).or_default().insert(n.clone());
             }
         }
     }
-    for e in events.iter_mut().filter(|e| e.node.is_none()) {
+    for e in events
+        .iter_mut()
+        .filter(|e| e.node.is_none() && !shared(e.kind))
+    {
         if let Some(only) = nodes
             .get(&e.component)
             .filter(|s| s.len() == 1)
@@ -460,5 +484,379 @@ mod tests {
         );
         assert_eq!(ipc_port("IPC Server handler 3 on 9861"), Some(9861));
         assert_eq!(ipc_port("main"), None);
+    }
+
+    use crate::model::testkit::{
+        daemon, ev, key, keys, on_thread, test_output, text, timeline, timeline_with_skew,
+    };
+
+    const DAY: i64 = 86_400_000;
+
+    fn names(tl: &Timeline) -> Vec<(Option<&str>, EventKind)> {
+        tl.events
+            .iter()
+            .map(|e| (e.node.as_deref(), e.kind))
+            .collect()
+    }
+
+    /// scm1 generates key `K9` at `gen_ms` on its clock; scm2 applies `applied` at 1000 ms on its own.
+    fn generated_then_applied(gen_ms: i64, applied: &str, skew: i64) -> Timeline {
+        timeline_with_skew(
+            vec![
+                daemon(
+                    "scm",
+                    "scm1",
+                    vec![ev(
+                        EventKind::SecretKeyGenerated,
+                        "scm1",
+                        gen_ms,
+                        vec![("key", key("K9", 7 * DAY))],
+                    )],
+                ),
+                daemon(
+                    "scm",
+                    "scm2",
+                    vec![ev(
+                        EventKind::SecretKeysUpdated,
+                        "scm2",
+                        1_000,
+                        vec![("keys", keys(&[(applied, 7 * DAY)]))],
+                    )],
+                ),
+            ],
+            skew,
+        )
+    }
+
+    #[test]
+    fn a_key_id_orders_its_generation_before_its_use_whatever_the_clocks() {
+        // scm2's clock is 2 s behind: by clocks its apply would come first.
+        let tl = generated_then_applied(3_000, "K9", 1_000);
+        assert_eq!(
+            names(&tl),
+            vec![
+                (Some("scm1"), EventKind::SecretKeyGenerated),
+                (Some("scm2"), EventKind::SecretKeysUpdated),
+            ]
+        );
+        // The edge contradicts the clocks by more than the tolerance.
+        assert_eq!(tl.skew_warnings, vec![(0, 1)]);
+        assert!(tl.order_is_certain(0, 1));
+
+        // Within the tolerance: reordered, no warning, and the order is certain through the edge alone.
+        let tl = generated_then_applied(1_500, "K9", 1_000);
+        assert_eq!(tl.events[0].kind, EventKind::SecretKeyGenerated);
+        assert!(tl.skew_warnings.is_empty());
+        assert!(tl.order_is_certain(0, 1));
+        assert!(tl.order_is_certain(1, 0));
+
+        // Another key id: no edge, so clocks decide.
+        let tl = generated_then_applied(3_000, "K8", 1_000);
+        assert_eq!(
+            names(&tl),
+            vec![
+                (Some("scm2"), EventKind::SecretKeysUpdated),
+                (Some("scm1"), EventKind::SecretKeyGenerated),
+            ]
+        );
+        assert!(tl.skew_warnings.is_empty());
+    }
+
+    #[test]
+    fn cross_node_order_is_certain_only_beyond_the_skew_tolerance() {
+        let two = |gap: i64, skew: i64| {
+            timeline_with_skew(
+                vec![
+                    daemon(
+                        "scm",
+                        "scm1",
+                        vec![ev(EventKind::CheckpointInstalled, "scm1", 0, vec![])],
+                    ),
+                    daemon(
+                        "scm",
+                        "scm2",
+                        vec![ev(EventKind::CheckpointInstalled, "scm2", gap, vec![])],
+                    ),
+                ],
+                skew,
+            )
+        };
+        let tl = two(400, 1_000);
+        assert_eq!(tl.events[0].node.as_deref(), Some("scm1"));
+        assert!(!tl.order_is_certain(0, 1));
+        assert!(!tl.order_is_certain(1, 0));
+        // Exactly at the tolerance is still within it.
+        assert!(!two(1_000, 1_000).order_is_certain(0, 1));
+        assert!(two(1_001, 1_000).order_is_certain(0, 1));
+        assert!(two(1_500, 1_000).order_is_certain(0, 1));
+        // A tighter tolerance makes 400 ms decisive.
+        assert!(two(400, 100).order_is_certain(0, 1));
+    }
+
+    #[test]
+    fn same_input_and_same_node_orders_are_certain_and_rotated_files_follow_each_other() {
+        let tl = timeline(vec![
+            // scm1's older file, then its newer one, whose clock stepped back.
+            daemon(
+                "scm",
+                "scm1",
+                vec![
+                    ev(EventKind::CheckpointInstalled, "scm1", 0, vec![]),
+                    ev(EventKind::ScmStateReloaded, "scm1", 100, vec![]),
+                ],
+            ),
+            daemon(
+                "scm",
+                "scm1",
+                vec![ev(EventKind::SecretKeysInitializing, "scm1", 50, vec![])],
+            ),
+            daemon(
+                "scm",
+                "scm2",
+                vec![ev(EventKind::CheckpointInstalled, "scm2", 60, vec![])],
+            ),
+        ]);
+        assert_eq!(
+            names(&tl),
+            vec![
+                (Some("scm1"), EventKind::CheckpointInstalled),
+                (Some("scm2"), EventKind::CheckpointInstalled),
+                (Some("scm1"), EventKind::ScmStateReloaded),
+                (Some("scm1"), EventKind::SecretKeysInitializing),
+            ]
+        );
+        // Same input.
+        assert!(tl.order_is_certain(0, 2));
+        // Same node across its files.
+        assert!(tl.order_is_certain(0, 3));
+        assert!(tl.order_is_certain(2, 3));
+        // scm2 against scm1, 10 ms to 60 ms apart with no causal path: clocks only.
+        assert!(!tl.order_is_certain(1, 3));
+        assert!(!tl.order_is_certain(0, 1));
+    }
+
+    #[test]
+    fn an_scm_id_is_aliased_to_the_node_id_constructed_on_the_same_thread() {
+        let scm_id = "5f1b7e2a-3c4d-4e8f-9a0b-1c2d3e4f5a61";
+        let other = "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e83";
+        let tl = timeline(vec![
+            test_output(vec![
+                ev(
+                    EventKind::ScmNodeIdentified,
+                    "",
+                    0,
+                    vec![("node_id", text("scmNode-1"))],
+                ),
+                ev(
+                    EventKind::ScmRaftServerCreated,
+                    "",
+                    10,
+                    vec![("scm_id", text(scm_id))],
+                ),
+                // A Ratis member id names the node by its scmId.
+                on_thread(
+                    ev(EventKind::CheckpointInstalled, scm_id, 20, vec![]),
+                    "5f1b7e2a-3c4d-4e8f-9a0b-1c2d3e4f5a61@group-9F3A1C2B4D5E-StateMachineUpdater",
+                ),
+                // Node id and Raft server on different threads: no alias.
+                on_thread(
+                    ev(
+                        EventKind::ScmNodeIdentified,
+                        "",
+                        30,
+                        vec![("node_id", text("scmNode-3"))],
+                    ),
+                    "other",
+                ),
+                on_thread(
+                    ev(
+                        EventKind::ScmRaftServerCreated,
+                        "",
+                        40,
+                        vec![("scm_id", text(other))],
+                    ),
+                    "another",
+                ),
+                on_thread(
+                    ev(EventKind::CheckpointInstalled, other, 50, vec![]),
+                    "x-StateMachineUpdater",
+                ),
+                // The harness names the SCM it stops by scmId; the stop line after it is that SCM's.
+                ev(
+                    EventKind::HarnessScmShutdown,
+                    "",
+                    60,
+                    vec![("scm_id", text(scm_id))],
+                ),
+                ev(EventKind::ComponentStopping, "", 70, vec![]),
+            ]),
+            // The alias holds in every input.
+            daemon(
+                "scm",
+                "x",
+                vec![ev(EventKind::CheckpointInstalled, scm_id, 80, vec![])],
+            ),
+        ]);
+        let nodes: Vec<Option<&str>> = tl.events.iter().map(|e| e.node.as_deref()).collect();
+        assert_eq!(
+            nodes,
+            vec![
+                Some("scmNode-1"),
+                Some("scmNode-1"),
+                Some("scmNode-1"),
+                Some("scmNode-3"),
+                // No context on that thread, and several SCMs in this input.
+                None,
+                Some(other),
+                Some("scmNode-1"),
+                Some("scmNode-1"),
+                Some("scmNode-1"),
+            ]
+        );
+        assert_eq!(tl.events[0].node_from, Some(NodeSource::Context));
+        assert!(!tl.node_names.iter().any(|n| &**n == scm_id));
+        assert!(tl.started_in_view.contains("scmNode-1"));
+        assert_eq!(tl.service_of("scmNode-1"), Some(Component::Scm));
+    }
+
+    #[test]
+    fn a_datanode_built_on_the_scm_construction_thread_keeps_its_version_lines() {
+        let on_main = |kind, ms, fields, component| {
+            let mut e = ev(kind, "", ms, fields);
+            e.component = component;
+            e
+        };
+        let vm = |ms| {
+            on_main(
+                EventKind::VersionManagerInitialized,
+                ms,
+                vec![
+                    (
+                        "apparent",
+                        crate::model::testkit::version("INITIAL_VERSION", 0),
+                    ),
+                    ("software", crate::model::testkit::version("ZDU", 100)),
+                ],
+                Component::Scm,
+            )
+        };
+        let tl = timeline(vec![test_output(vec![
+            on_main(
+                EventKind::ScmNodeIdentified,
+                0,
+                vec![("node_id", text("scmNode-1"))],
+                Component::Scm,
+            ),
+            vm(10),
+            on_main(
+                EventKind::ScmNodeIdentified,
+                20,
+                vec![("node_id", text("scmNode-3"))],
+                Component::Scm,
+            ),
+            vm(30),
+            // MiniOzoneCluster starts a datanode on `main`: its version manager line is not scmNode-3's.
+            on_main(
+                EventKind::ComponentStarting,
+                40,
+                vec![(
+                    "detail",
+                    text("0e4a1c7b-2d3f-4a5b-9c6d-7e8f9a0b1c01(ci-runner-7/10.1.0.57)"),
+                )],
+                Component::Datanode,
+            ),
+            vm(50),
+            // startInactiveSCM: scmNode-3's start is still told by the construction context.
+            on_main(
+                EventKind::ComponentStarting,
+                60,
+                vec![("detail", text("/127.0.0.1:15061"))],
+                Component::Scm,
+            ),
+            // The harness names scmNode-3 again: its restart's version line is its own.
+            on_main(
+                EventKind::ScmNodeIdentified,
+                70,
+                vec![("node_id", text("scmNode-3"))],
+                Component::Scm,
+            ),
+            vm(80),
+        ])]);
+        let nodes: Vec<Option<&str>> = tl.events.iter().map(|e| e.node.as_deref()).collect();
+        assert_eq!(
+            nodes,
+            vec![
+                Some("scmNode-1"),
+                Some("scmNode-1"),
+                Some("scmNode-3"),
+                Some("scmNode-3"),
+                None,
+                None,
+                Some("scmNode-3"),
+                Some("scmNode-3"),
+                Some("scmNode-3"),
+            ]
+        );
+    }
+
+    #[test]
+    fn ipc_handler_threads_belong_to_the_node_listening_on_their_port() {
+        let identified = |id: &str, ms| {
+            ev(
+                EventKind::ScmNodeIdentified,
+                "",
+                ms,
+                vec![("node_id", text(id))],
+            )
+        };
+        let listening = |port: u16, ms| {
+            ev(
+                EventKind::RpcServerListening,
+                "",
+                ms,
+                vec![("address", text(&format!("/127.0.0.1:{port}")))],
+            )
+        };
+        let handled = |port: u16, ms| {
+            on_thread(
+                ev(EventKind::DatanodeFenced, "", ms, vec![]),
+                &format!("IPC Server handler 0 on default port {port}"),
+            )
+        };
+        let tl = timeline(vec![test_output(vec![
+            handled(15062, 0),
+            identified("scmNode-1", 10),
+            listening(15022, 20),
+            identified("scmNode-3", 30),
+            listening(15062, 40),
+            handled(15062, 50),
+            handled(15022, 60),
+            handled(15042, 70),
+            on_thread(
+                ev(EventKind::DatanodeFenced, "", 80, vec![]),
+                "IPC Server handler 2 on 15022",
+            ),
+        ])]);
+        let got: Vec<(Option<&str>, Option<NodeSource>)> = tl
+            .events
+            .iter()
+            .map(|e| (e.node.as_deref(), e.node_from))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                // Before the port is known: no node.
+                (None, None),
+                (Some("scmNode-1"), Some(NodeSource::Context)),
+                (Some("scmNode-1"), Some(NodeSource::Context)),
+                (Some("scmNode-3"), Some(NodeSource::Context)),
+                (Some("scmNode-3"), Some(NodeSource::Context)),
+                (Some("scmNode-3"), Some(NodeSource::IpcPort)),
+                (Some("scmNode-1"), Some(NodeSource::IpcPort)),
+                // No server listens on 15042.
+                (None, None),
+                (Some("scmNode-1"), Some(NodeSource::IpcPort)),
+            ]
+        );
     }
 }

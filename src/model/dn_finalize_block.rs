@@ -183,3 +183,213 @@ impl Model for DnFinalizeBlock {
         format!("no block was finalized in view (`Block has been finalized`); PutBlocks are only visible with `{DEBUG_LINE}`")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::DEBUG_LINE;
+    use crate::event::Event;
+    use crate::model::testkit::{block, daemon, ev, run};
+    use crate::model::Verdict;
+    use crate::value::Value;
+    use crate::vocab::EventKind::*;
+
+    fn received(node: &str, ms: i64, c: u64, l: u64) -> Event {
+        ev(
+            FinalizeBlockReceived,
+            node,
+            ms,
+            vec![("block", block(c, l))],
+        )
+    }
+
+    fn finalized(node: &str, ms: i64, c: u64, l: u64) -> Event {
+        ev(BlockFinalized, node, ms, vec![("block", block(c, l))])
+    }
+
+    fn committed(node: &str, ms: i64, c: u64, l: u64, bcs: u64) -> Event {
+        ev(
+            BlockCommitted,
+            node,
+            ms,
+            vec![
+                (
+                    "block",
+                    Value::BlockId {
+                        container: c,
+                        local: l,
+                        bcs_id: bcs,
+                        replica_index: None,
+                    },
+                ),
+                ("bcs_id", Value::U64(bcs)),
+                ("chunks", Value::U64(1)),
+            ],
+        )
+    }
+
+    #[test]
+    fn a_commit_after_finalize_is_a_violation() {
+        let (tl, r) = run(
+            "dn-finalize-block",
+            vec![daemon(
+                "datanode",
+                "dn1",
+                vec![
+                    committed("dn1", 0, 1, 7, 4),
+                    received("dn1", 1_000, 1, 7),
+                    finalized("dn1", 1_100, 1, 7),
+                    committed("dn1", 2_000, 1, 7, 5),
+                ],
+            )],
+        );
+        assert_eq!(r.verdict, Verdict::Violated);
+        assert_eq!(r.violations.len(), 1);
+        let v = &r.violations[0];
+        assert_eq!(v.invariant, "NoPutBlockAfterFinalize");
+        assert_eq!(v.code, "OZ-DN-BLOCK-001");
+        assert_eq!(v.instance, "dn1/1/7");
+        assert_eq!(v.primary, 3);
+        assert_eq!(tl.events[3].kind, BlockCommitted);
+        let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
+        assert_eq!(related, vec![1, 2]);
+        assert!(
+            v.related[0].1.contains("FinalizeBlock"),
+            "{}",
+            v.related[0].1
+        );
+        assert!(v.message.contains("bcsId 5"), "{}", v.message);
+        assert!(v.message.contains("container 1 block 7"), "{}", v.message);
+    }
+
+    #[test]
+    fn violations_are_per_block_instance() {
+        let (_, r) = run(
+            "dn-finalize-block",
+            vec![
+                daemon(
+                    "datanode",
+                    "dn1",
+                    vec![
+                        finalized("dn1", 0, 1, 7),
+                        finalized("dn1", 10, 1, 8),
+                        committed("dn1", 100, 1, 7, 5),
+                        committed("dn1", 200, 1, 7, 6),
+                        committed("dn1", 300, 1, 8, 5),
+                    ],
+                ),
+                daemon(
+                    "datanode",
+                    "dn2",
+                    vec![finalized("dn2", 0, 1, 7), committed("dn2", 5_000, 1, 7, 5)],
+                ),
+            ],
+        );
+        assert_eq!(r.verdict, Verdict::Violated);
+        let got: Vec<(&str, usize)> = r
+            .violations
+            .iter()
+            .map(|v| (v.instance.as_str(), v.primary))
+            .collect();
+        // The second commit of dn1/1/7 is not a second violation; each block of each datanode is one.
+        assert_eq!(got, vec![("dn1/1/7", 3), ("dn1/1/8", 5), ("dn2/1/7", 6)]);
+        // No FinalizeBlock request line in view: the chain is the finalize alone.
+        assert_eq!(r.violations[0].related.len(), 1);
+        assert_eq!(r.violations[0].related[0].0, 0);
+    }
+
+    #[test]
+    fn a_commit_before_finalize_conforms() {
+        let (_, r) = run(
+            "dn-finalize-block",
+            vec![daemon(
+                "datanode",
+                "dn1",
+                vec![
+                    committed("dn1", 0, 1, 7, 5),
+                    received("dn1", 1_000, 1, 7),
+                    finalized("dn1", 1_100, 1, 7),
+                ],
+            )],
+        );
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Conforms);
+        assert_eq!(r.checks, 1);
+    }
+
+    #[test]
+    fn a_replay_ignored_line_is_debug_evidence() {
+        let (_, r) = run(
+            "dn-finalize-block",
+            vec![daemon(
+                "datanode",
+                "dn1",
+                vec![
+                    finalized("dn1", 0, 1, 7),
+                    ev(
+                        PutBlockReplayIgnored,
+                        "dn1",
+                        100,
+                        vec![("db_bcs_id", Value::U64(6)), ("bcs_id", Value::U64(5))],
+                    ),
+                ],
+            )],
+        );
+        assert!(r.violations.is_empty());
+        assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
+    }
+
+    #[test]
+    fn without_debug_lines_the_verdict_is_inconclusive_and_names_the_log4j_line() {
+        let (_, r) = run(
+            "dn-finalize-block",
+            vec![daemon(
+                "datanode",
+                "dn1",
+                vec![received("dn1", 0, 1, 7), finalized("dn1", 100, 1, 7)],
+            )],
+        );
+        assert!(r.violations.is_empty());
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        assert_eq!(r.checks, 0);
+        let reason = r.reason.expect("a reason");
+        assert!(
+            reason.contains("datanode dn1 finalized 1 block(s)"),
+            "{reason}"
+        );
+        assert!(reason.contains(DEBUG_LINE), "{reason}");
+    }
+
+    #[test]
+    fn another_block_of_the_same_container_is_fine() {
+        let (_, r) = run(
+            "dn-finalize-block",
+            vec![daemon(
+                "datanode",
+                "dn1",
+                vec![
+                    finalized("dn1", 0, 1, 7),
+                    committed("dn1", 100, 1, 8, 5),
+                    // Same local id, other container.
+                    committed("dn1", 200, 2, 7, 5),
+                ],
+            )],
+        );
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Conforms);
+    }
+
+    #[test]
+    fn a_finalize_on_another_datanode_does_not_count() {
+        let (_, r) = run(
+            "dn-finalize-block",
+            vec![
+                daemon("datanode", "dn1", vec![finalized("dn1", 0, 1, 7)]),
+                daemon("datanode", "dn2", vec![committed("dn2", 5_000, 1, 7, 5)]),
+            ],
+        );
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        // dn1 finalized a block with no DEBUG lines of its own in view.
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        assert!(r.reason.unwrap().contains("datanode dn1"));
+    }
+}

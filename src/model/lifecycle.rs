@@ -85,3 +85,186 @@ impl Lifecycle {
         step
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::testkit::{daemon, ev, run, test_output, text};
+    use EventKind::*;
+
+    /// The steps `Lifecycle` gives a sequence of events of one node (key 0).
+    fn steps(kinds: &[EventKind], test_output: bool) -> Vec<Option<LifeStep>> {
+        let mut life = Lifecycle::default();
+        kinds
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| {
+                let mut e = ev(k, "scm1", i as i64, vec![]);
+                e.node_key = 0;
+                life.observe(i, &e, test_output)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn startup_without_shutdown_is_a_crash_of_the_previous_run() {
+        let s = steps(
+            &[ProcessStarted, CheckpointInstalled, ProcessStarted],
+            false,
+        );
+        assert_eq!(s[0], Some(LifeStep::Started { crashed: None }));
+        assert_eq!(s[1], None);
+        // The last event of the crashed run is index 1.
+        assert_eq!(s[2], Some(LifeStep::Started { crashed: Some(1) }));
+        // A banner right after a banner: the first run died at its own banner.
+        let s = steps(&[ProcessStarted, ProcessStarted], false);
+        assert_eq!(s[1], Some(LifeStep::Started { crashed: Some(0) }));
+    }
+
+    #[test]
+    fn startup_after_shutdown_is_no_crash() {
+        let s = steps(
+            &[
+                ProcessStarted,
+                CheckpointInstalled,
+                ProcessShutdown,
+                ProcessStarted,
+            ],
+            false,
+        );
+        assert_eq!(s[2], Some(LifeStep::Stopping));
+        assert_eq!(s[3], Some(LifeStep::Started { crashed: None }));
+        // SHUTDOWN_MSG after other stop lines still marks a clean shutdown.
+        let s = steps(
+            &[
+                ProcessStarted,
+                ComponentStopping,
+                ProcessShutdown,
+                ProcessStarted,
+            ],
+            false,
+        );
+        assert_eq!(s[3], Some(LifeStep::Started { crashed: None }));
+        // Stop lines without SHUTDOWN_MSG do not make a clean shutdown.
+        let s = steps(&[ProcessStarted, ComponentStopping, ProcessStarted], false);
+        assert_eq!(s[2], Some(LifeStep::Started { crashed: Some(1) }));
+    }
+
+    #[test]
+    fn test_output_never_infers_a_crash() {
+        let s = steps(&[ProcessStarted, CheckpointInstalled, ProcessStarted], true);
+        assert_eq!(s[0], Some(LifeStep::Started { crashed: None }));
+        assert_eq!(s[2], Some(LifeStep::Started { crashed: None }));
+    }
+
+    #[test]
+    fn test_output_through_the_timeline_never_infers_a_crash() {
+        // Same events, once as a daemon file and once as test output: only the daemon file shows a crash.
+        let events = || {
+            vec![
+                ev(
+                    ProcessStarted,
+                    "recon1",
+                    0,
+                    vec![("service", text("ReconServer"))],
+                ),
+                ev(CheckpointInstalled, "recon1", 10, vec![]),
+                ev(
+                    ProcessStarted,
+                    "recon1",
+                    20,
+                    vec![("service", text("ReconServer"))],
+                ),
+            ]
+        };
+        for (input, crashed) in [
+            (daemon("recon", "recon1", events()), Some(1)),
+            (test_output(events()), None),
+        ] {
+            let (tl, _) = run("recon-om-sync", vec![input]);
+            let mut life = Lifecycle::default();
+            let got: Vec<_> = tl
+                .events
+                .iter()
+                .enumerate()
+                .map(|(i, e)| life.observe(i, e, tl.test_output[0]))
+                .collect();
+            assert_eq!(got[2], Some(LifeStep::Started { crashed }));
+        }
+    }
+
+    #[test]
+    fn only_the_first_stop_line_of_a_run_is_stopping() {
+        let s = steps(
+            &[
+                ProcessStarted,
+                ComponentStopping,
+                TerminatingWithStatus,
+                ExitingWithStatus,
+                ProcessShutdown,
+                ProcessStarted,
+                StateMachineReinitializeFailed,
+                ComponentStopping,
+            ],
+            false,
+        );
+        assert_eq!(
+            s,
+            vec![
+                Some(LifeStep::Started { crashed: None }),
+                Some(LifeStep::Stopping),
+                None,
+                None,
+                None,
+                Some(LifeStep::Started { crashed: None }),
+                // A new run: its first stop line is Stopping again.
+                Some(LifeStep::Stopping),
+                None,
+            ]
+        );
+    }
+
+    #[test]
+    fn in_jvm_start_after_a_stop_begins_a_new_run() {
+        let s = steps(
+            &[
+                ComponentStarting,
+                ComponentStopping,
+                ComponentStarting,
+                ComponentStopping,
+            ],
+            true,
+        );
+        assert_eq!(
+            s,
+            vec![
+                Some(LifeStep::Started { crashed: None }),
+                Some(LifeStep::Stopping),
+                Some(LifeStep::Started { crashed: None }),
+                Some(LifeStep::Stopping),
+            ]
+        );
+    }
+
+    #[test]
+    fn nodeless_events_make_no_step_and_nodes_are_separate() {
+        let mut life = Lifecycle::default();
+        let mut anon = ev(ProcessStarted, "", 0, vec![]);
+        anon.node_key = u32::MAX;
+        assert_eq!(life.observe(0, &anon, false), None);
+        let mut a = ev(ProcessStarted, "scm1", 1, vec![]);
+        a.node_key = 0;
+        let mut b = ev(ProcessShutdown, "scm2", 2, vec![]);
+        b.node_key = 1;
+        assert_eq!(
+            life.observe(1, &a, false),
+            Some(LifeStep::Started { crashed: None })
+        );
+        assert_eq!(life.observe(2, &b, false), Some(LifeStep::Stopping));
+        // scm2's shutdown does not make scm1's next start clean.
+        assert_eq!(
+            life.observe(3, &a, false),
+            Some(LifeStep::Started { crashed: Some(1) })
+        );
+    }
+}

@@ -132,3 +132,196 @@ pub const MODEL_NAMES: &[&str] = &[
     "dn-finalize-block",
     "recon-om-sync",
 ];
+
+/// Synthetic events and one-model replays for the models' unit tests.
+#[cfg(test)]
+pub(crate) mod testkit {
+    use crate::check::{replay, ModelReport};
+    use crate::event::{Event, Span};
+    use crate::scan::InputStats;
+    use crate::time::Timestamp;
+    use crate::timeline::{from_events, Timeline, DEFAULT_MAX_SKEW_MS};
+    use crate::value::{SecretKeyInfo, Value};
+    use crate::vocab::{Component, EventKind};
+    use std::collections::HashMap;
+    use std::sync::{Arc, OnceLock};
+
+    /// 2026-08-23T10:00:00.000, the clock every synthetic time counts from.
+    pub fn base() -> i64 {
+        Timestamp::from_parts(2026, 8, 23, 10, 0, 0, 0).millis
+    }
+
+    /// A dated timestamp `ms` after [`base`].
+    pub fn at(ms: i64) -> Timestamp {
+        Timestamp {
+            millis: base() + ms,
+            has_date: true,
+        }
+    }
+
+    /// The component the shipped grammar gives this kind (`Any` when its rules disagree or there is none).
+    fn component_of(kind: EventKind) -> Component {
+        static BY_KIND: OnceLock<HashMap<EventKind, Component>> = OnceLock::new();
+        let by_kind = BY_KIND.get_or_init(|| {
+            let grammar = crate::grammar::Grammar::embedded().expect("shipped grammar loads");
+            let mut m: HashMap<EventKind, Component> = HashMap::new();
+            for r in &grammar.rules {
+                m.entry(r.event)
+                    .and_modify(|c| {
+                        if *c != r.component {
+                            *c = Component::Any;
+                        }
+                    })
+                    .or_insert(r.component);
+            }
+            m
+        });
+        by_kind.get(&kind).copied().unwrap_or(Component::Any)
+    }
+
+    /// An event of `kind` on `node` (`""` for none) at `ms` after [`base`], on thread `main`. Its span is set
+    /// by [`timeline`].
+    pub fn ev(kind: EventKind, node: &str, ms: i64, fields: Vec<(&'static str, Value)>) -> Event {
+        Event {
+            kind,
+            rule: 0,
+            component: component_of(kind),
+            node: (!node.is_empty()).then(|| Arc::from(node)),
+            node_key: u32::MAX,
+            node_from: None,
+            time: Some(at(ms)),
+            level: None,
+            thread: Arc::from("main"),
+            fields,
+            span: Span {
+                input: 0,
+                line: 0,
+                byte_offset: 0,
+                byte_len: 0,
+            },
+            excerpt: Arc::from(kind.name()),
+            message_offset: 0,
+        }
+    }
+
+    /// The same event on another thread.
+    pub fn on_thread(mut e: Event, thread: &str) -> Event {
+        e.thread = Arc::from(thread);
+        e
+    }
+
+    /// A list of secret keys `(id, expiry in ms after base)`.
+    pub fn keys(ks: &[(&str, i64)]) -> Value {
+        Value::SecretKeys(ks.iter().map(|(id, x)| secret(id, *x)).collect())
+    }
+
+    /// One secret key expiring `expires` ms after base.
+    pub fn key(id: &str, expires: i64) -> Value {
+        Value::SecretKey(secret(id, expires))
+    }
+
+    fn secret(id: &str, expires: i64) -> SecretKeyInfo {
+        SecretKeyInfo {
+            id: id.into(),
+            created: None,
+            expires: Some(at(expires)),
+        }
+    }
+
+    pub fn version(name: &str, number: i64) -> Value {
+        Value::Version {
+            name: name.into(),
+            number,
+        }
+    }
+
+    pub fn block(container: u64, local: u64) -> Value {
+        Value::BlockId {
+            container,
+            local,
+            bcs_id: 0,
+            replica_index: None,
+        }
+    }
+
+    pub fn text(s: &str) -> Value {
+        Value::Str(s.into())
+    }
+
+    /// One input: its path (which may tell node and service, as `ozone-hadoop-scm-scm1.log` does), whether it
+    /// is single-JVM test output, and its events in input order.
+    pub struct Input {
+        pub path: String,
+        pub test_output: bool,
+        pub events: Vec<Event>,
+    }
+
+    /// A daemon log file `ozone-hadoop-<service>-<host>.log`.
+    pub fn daemon(service: &str, host: &str, events: Vec<Event>) -> Input {
+        Input {
+            path: format!("ozone-hadoop-{service}-{host}.log"),
+            test_output: false,
+            events,
+        }
+    }
+
+    /// Single-JVM integration-test output.
+    pub fn test_output(events: Vec<Event>) -> Input {
+        Input {
+            path: "TestSomething-output.txt".into(),
+            test_output: true,
+            events,
+        }
+    }
+
+    /// Merges the inputs with the default skew tolerance; event `k` of input `i` gets line `k + 1`.
+    pub fn timeline(inputs: Vec<Input>) -> Timeline {
+        timeline_with_skew(inputs, DEFAULT_MAX_SKEW_MS)
+    }
+
+    pub fn timeline_with_skew(inputs: Vec<Input>, max_skew_ms: i64) -> Timeline {
+        let mut stats = Vec::new();
+        let mut per_input = Vec::new();
+        let mut test = Vec::new();
+        for (i, input) in inputs.into_iter().enumerate() {
+            let events: Vec<Event> = input
+                .events
+                .into_iter()
+                .enumerate()
+                .map(|(k, mut e)| {
+                    e.span = Span {
+                        input: i as u32,
+                        line: k as u64 + 1,
+                        byte_offset: k as u64 * 100,
+                        byte_len: 99,
+                    };
+                    e
+                })
+                .collect();
+            stats.push(InputStats {
+                path: input.path,
+                layout: Some(if input.test_output { "test" } else { "daemon" }.into()),
+                events: events.len() as u64,
+                ..InputStats::default()
+            });
+            per_input.push(events);
+            test.push(input.test_output);
+        }
+        from_events(stats, per_input, test, max_skew_ms)
+    }
+
+    /// Replays the timeline through the one model named `model`.
+    pub fn replay_one(timeline: &Timeline, model: &str) -> ModelReport {
+        let models = crate::check::select(&[model.to_string()]).expect("a known model");
+        let mut reports = replay(timeline, models);
+        assert_eq!(reports.len(), 1);
+        reports.pop().expect("one report")
+    }
+
+    /// Builds the timeline of `inputs` and replays it through `model`.
+    pub fn run(model: &str, inputs: Vec<Input>) -> (Timeline, ModelReport) {
+        let tl = timeline(inputs);
+        let report = replay_one(&tl, model);
+        (tl, report)
+    }
+}

@@ -283,3 +283,209 @@ impl Model for ReconOmSync {
         "no full snapshot with an earlier sequence number in view (`Sequence number after sync` before and after `Successfully updated Recon OM DB with new snapshot.`)".into()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::event::Event;
+    use crate::model::testkit::{daemon, ev, run, test_output, text};
+    use crate::model::Verdict;
+    use crate::value::Value;
+    use crate::vocab::EventKind::*;
+
+    const R: &str = "recon1";
+
+    fn started(ms: i64) -> Event {
+        ev(
+            ProcessStarted,
+            R,
+            ms,
+            vec![("service", text("ReconServer"))],
+        )
+    }
+
+    fn synced(ms: i64, seq: i64) -> Event {
+        ev(SyncCompleted, R, ms, vec![("seq", Value::I64(seq))])
+    }
+
+    /// Recon processed up to 120, then a full snapshot moved it back to 40 (a new OM lineage), and a derived
+    /// task started; indices 0..=6.
+    fn regression() -> Vec<Event> {
+        vec![
+            started(0),
+            ev(StartupReinitSkipped, R, 100, vec![]),
+            synced(1_000, 120),
+            ev(DeltaFallbackToFullSnapshot, R, 2_000, vec![]),
+            ev(FullSnapshotInstalled, R, 2_100, vec![]),
+            synced(2_200, 40),
+            ev(TaskStarted, R, 2_300, vec![("task", text("NSSummaryTask"))]),
+        ]
+    }
+
+    fn restart_and_serve(at: i64, queued: bool) -> Vec<Event> {
+        let mut v = vec![
+            started(at),
+            ev(OmServiceProviderStarting, R, at + 100, vec![]),
+        ];
+        if queued {
+            v.push(ev(StartupReinitQueued, R, at + 200, vec![]));
+        }
+        v.push(ev(OmServiceProviderStarted, R, at + 300, vec![]));
+        v
+    }
+
+    #[test]
+    fn a_restart_that_queues_nothing_after_a_lineage_regression_is_a_violation() {
+        let mut events = regression();
+        events.extend(restart_and_serve(10_000, false));
+        let (tl, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
+        assert_eq!(r.verdict, Verdict::Violated);
+        assert_eq!(r.violations.len(), 1);
+        let v = &r.violations[0];
+        assert_eq!(v.invariant, "DerivedTasksMatchOmLineage");
+        assert_eq!(v.code, "OZ-RECON-001");
+        assert_eq!(v.instance, R);
+        assert_eq!(v.primary, 9);
+        assert_eq!(tl.events[9].kind, OmServiceProviderStarted);
+        // fallback, snapshot, highest processed, sync after, running task, restart.
+        let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
+        assert_eq!(related, vec![3, 4, 2, 5, 6, 7]);
+        assert!(v.related[2].1.contains("120"), "{}", v.related[2].1);
+        assert!(v.related[3].1.contains("40"), "{}", v.related[3].1);
+        assert!(
+            v.related[4].1.contains("NSSummaryTask"),
+            "{}",
+            v.related[4].1
+        );
+        assert!(v.related[5].1.contains("restarts"), "{}", v.related[5].1);
+        assert!(
+            v.message.contains("back to sequence number 40"),
+            "{}",
+            v.message
+        );
+        assert!(v.message.contains("queued nothing"), "{}", v.message);
+    }
+
+    #[test]
+    fn a_restart_in_test_output_is_the_banner_too() {
+        let mut events = regression();
+        events.extend([ev(ComponentStopping, R, 9_000, vec![])]);
+        events.extend(restart_and_serve(10_000, false));
+        let (_, r) = run("recon-om-sync", vec![test_output(events)]);
+        assert_eq!(r.verdict, Verdict::Violated);
+        let v = r.first().unwrap();
+        assert_eq!(v.primary, 10);
+        // The restart is the STARTUP_MSG after the stop line.
+        assert_eq!(v.related.last().unwrap().0, 8);
+    }
+
+    #[test]
+    fn a_startup_reinit_queued_is_no_violation() {
+        let mut events = regression();
+        events.extend(restart_and_serve(10_000, true));
+        let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events.clone())]);
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        // The rebuild is still due when the logs end.
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        let reason = r.reason.expect("a reason");
+        assert!(
+            reason.contains("end before the derived tasks were rebuilt"),
+            "{reason}"
+        );
+        // ... and done once the reinitialization completes.
+        events.push(ev(ReinitCompleted, R, 20_000, vec![]));
+        let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
+    }
+
+    #[test]
+    fn a_queue_before_the_restart_does_not_count() {
+        // The queue line must come from the restart's own reconciliation.
+        let mut events = regression();
+        events.push(ev(StartupReinitQueued, R, 3_000, vec![]));
+        events.extend(restart_and_serve(10_000, false));
+        let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
+        assert_eq!(r.verdict, Verdict::Violated);
+        assert_eq!(r.first().unwrap().primary, 10);
+    }
+
+    #[test]
+    fn a_rebuild_completed_before_the_restart_is_no_violation() {
+        let mut events = regression();
+        events.push(ev(ReinitCompleted, R, 5_000, vec![]));
+        events.extend(restart_and_serve(10_000, false));
+        let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
+        assert_eq!(r.checks, 1);
+    }
+
+    #[test]
+    fn a_snapshot_above_the_processed_sequence_is_no_regression() {
+        let events = vec![
+            started(0),
+            synced(1_000, 120),
+            ev(FullSnapshotInstalled, R, 2_100, vec![]),
+            synced(2_200, 500),
+            started(10_000),
+            ev(OmServiceProviderStarted, R, 10_300, vec![]),
+        ];
+        let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
+        assert_eq!(r.checks, 1);
+    }
+
+    #[test]
+    fn a_first_full_snapshot_without_history_is_inconclusive() {
+        let events = vec![
+            ev(FullSnapshotInstalled, R, 2_100, vec![]),
+            synced(2_200, 40),
+        ];
+        let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
+        assert!(r.violations.is_empty());
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        let reason = r.reason.expect("a reason");
+        assert!(
+            reason.contains("Recon recon1 installed a full snapshot at sequence number 40"),
+            "{reason}"
+        );
+        assert!(
+            reason.contains("no earlier sequence number in view"),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn a_first_full_snapshot_after_a_skipped_startup_reinit_is_checked() {
+        let events = vec![
+            started(0),
+            ev(StartupReinitSkipped, R, 100, vec![]),
+            ev(FullSnapshotInstalled, R, 2_100, vec![]),
+            synced(2_200, 40),
+        ];
+        let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
+        assert!(r.violations.is_empty());
+        assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
+        assert_eq!(r.checks, 1);
+    }
+
+    #[test]
+    fn a_full_snapshot_at_the_processed_sequence_number_is_a_new_lineage() {
+        // "At or below": landing exactly on the highest processed number is a regression too.
+        let events = vec![
+            started(0),
+            synced(1_000, 120),
+            ev(FullSnapshotInstalled, R, 2_100, vec![]),
+            synced(2_200, 120),
+            started(10_000),
+            ev(OmServiceProviderStarted, R, 10_300, vec![]),
+        ];
+        let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
+        assert_eq!(r.verdict, Verdict::Violated);
+        let v = r.first().unwrap();
+        assert_eq!(v.primary, 5);
+        let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
+        assert_eq!(related, vec![2, 1, 3, 4]);
+    }
+}

@@ -216,7 +216,8 @@ impl Model for ScmFinalization {
                     .finalized
                     .entry(node.clone())
                     .or_insert((v.clone(), index));
-                if v.number >= best.0.number {
+                // Keep the first line that reached the highest version: later repeats are not the cause.
+                if v.number > best.0.number {
                     *best = (v, index);
                 }
             }
@@ -324,5 +325,376 @@ impl Model for ScmFinalization {
 
     fn nothing_checked_reason(&self) -> String {
         "no checkpoint install that raised the apparent version (`New snapshot received with higher apparent version`) and no datanode fencing in view".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::event::Event;
+    use crate::model::testkit::{daemon, ev, run, text, version};
+    use crate::model::Verdict;
+    use crate::value::Value;
+    use crate::vocab::EventKind::*;
+
+    fn started(node: &str, ms: i64) -> Event {
+        ev(
+            ProcessStarted,
+            node,
+            ms,
+            vec![("service", text("StorageContainerManager"))],
+        )
+    }
+
+    fn vm_init(node: &str, ms: i64, apparent: (&str, i64)) -> Event {
+        ev(
+            VersionManagerInitialized,
+            node,
+            ms,
+            vec![
+                ("apparent", version(apparent.0, apparent.1)),
+                ("software", version("ZDU", 100)),
+            ],
+        )
+    }
+
+    fn finalized(node: &str, ms: i64, v: (&str, i64)) -> Event {
+        ev(
+            VersionFinalized,
+            node,
+            ms,
+            vec![("version", version(v.0, v.1))],
+        )
+    }
+
+    fn fenced(node: &str, ms: i64, dn: i64, scm: i64) -> Event {
+        ev(
+            DatanodeFenced,
+            node,
+            ms,
+            vec![
+                (
+                    "datanode",
+                    Value::Datanode {
+                        uuid: "0e4a1c7b".into(),
+                        host: Some("dn1".into()),
+                        ip: None,
+                    },
+                ),
+                ("datanode_version", version("ZDU", dn)),
+                ("scm_version", version("INITIAL_VERSION", scm)),
+            ],
+        )
+    }
+
+    /// scm3 installs a checkpoint at ZDU (100), finalizes to `finalize_to` if any, stops, and restarts at
+    /// INITIAL_VERSION (0).
+    fn install_and_restart(finalize_to: Option<i64>) -> Vec<Event> {
+        let mut v = vec![
+            started("scm3", 0),
+            vm_init("scm3", 100, ("INITIAL_VERSION", 0)),
+            ev(
+                CheckpointInstalled,
+                "scm3",
+                1_000,
+                vec![("term", Value::U64(1)), ("index", Value::U64(300))],
+            ),
+            ev(
+                SnapshotVersionHigher,
+                "scm3",
+                1_100,
+                vec![("version", version("ZDU", 100))],
+            ),
+        ];
+        if let Some(n) = finalize_to {
+            v.push(finalized("scm3", 1_200, ("ZDU", n)));
+        }
+        v.extend([
+            ev(ComponentStopping, "scm3", 2_000, vec![]),
+            ev(ProcessShutdown, "scm3", 2_100, vec![]),
+            started("scm3", 5_000),
+            vm_init("scm3", 5_100, ("INITIAL_VERSION", 0)),
+        ]);
+        v
+    }
+
+    #[test]
+    fn version_file_covers_db_is_violated_by_a_pre_finalized_restart() {
+        let (tl, r) = run(
+            "scm-finalization",
+            vec![daemon("scm", "scm3", install_and_restart(None))],
+        );
+        assert_eq!(r.verdict, Verdict::Violated);
+        assert_eq!(r.violations.len(), 1, "{:?}", r.violations);
+        let v = &r.violations[0];
+        assert_eq!(v.invariant, "VersionFileCoversDb");
+        assert_eq!(v.code, "OZ-SCM-FIN-001");
+        assert_eq!(v.instance, "scm3");
+        assert_eq!(v.primary, 7);
+        assert_eq!(tl.events[7].kind, VersionManagerInitialized);
+        // replaced, the snapshot's version, and the first stop line.
+        let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
+        assert_eq!(related, vec![2, 3, 4]);
+        assert!(v.related[1].1.contains("ZDU (100)"), "{}", v.related[1].1);
+        assert!(
+            v.message
+                .contains("restarted at apparent version INITIAL_VERSION (0)"),
+            "{}",
+            v.message
+        );
+        assert!(v.message.contains("ZDU (100)"), "{}", v.message);
+    }
+
+    #[test]
+    fn version_file_covers_db_is_violated_when_finalized_short_of_the_snapshot() {
+        let (_, r) = run(
+            "scm-finalization",
+            vec![daemon("scm", "scm3", install_and_restart(Some(99)))],
+        );
+        assert_eq!(r.verdict, Verdict::Violated);
+        let v = &r.violations[0];
+        assert_eq!(v.invariant, "VersionFileCoversDb");
+        assert_eq!(v.primary, 8);
+        // The last finalize step is part of the chain.
+        let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
+        assert_eq!(related, vec![2, 3, 4, 5]);
+        assert!(v.related[2].1.contains("ZDU (99)"), "{}", v.related[2].1);
+    }
+
+    #[test]
+    fn version_file_covers_db_is_discharged_by_finalizing_to_the_snapshot_version() {
+        for to in [100, 101] {
+            let (_, r) = run(
+                "scm-finalization",
+                vec![daemon("scm", "scm3", install_and_restart(Some(to)))],
+            );
+            assert!(r.violations.is_empty(), "{to}: {:?}", r.violations);
+            assert_eq!(r.verdict, Verdict::Conforms, "{to}: {:?}", r.reason);
+            assert_eq!(r.checks, 1);
+        }
+    }
+
+    #[test]
+    fn a_crash_restart_shown_only_by_the_fence_line_is_a_violation_at_the_restart() {
+        let (tl, r) = run(
+            "scm-finalization",
+            vec![daemon(
+                "scm",
+                "scm3",
+                vec![
+                    started("scm3", 0),
+                    ev(CheckpointInstalled, "scm3", 1_000, vec![]),
+                    ev(
+                        SnapshotVersionHigher,
+                        "scm3",
+                        1_100,
+                        vec![("version", version("ZDU", 100))],
+                    ),
+                    started("scm3", 5_000),
+                    fenced("scm3", 6_000, 100, 0),
+                ],
+            )],
+        );
+        assert_eq!(r.verdict, Verdict::Violated);
+        let v = r
+            .violations
+            .iter()
+            .find(|v| v.invariant == "VersionFileCoversDb")
+            .expect("VersionFileCoversDb");
+        assert_eq!(v.primary, 3);
+        assert_eq!(tl.events[3].kind, ProcessStarted);
+        // The crash is shown by the restart line itself.
+        let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
+        assert_eq!(related, vec![1, 2, 3]);
+        // No peer finalized: the fence itself is undecided.
+        let reason = r.reason.expect("the fence is unknown");
+        assert!(reason.contains("no peer SCM"), "{reason}");
+    }
+
+    #[test]
+    fn fencing_a_datanode_a_peer_finalized_for_is_a_violation() {
+        let (tl, r) = run(
+            "scm-finalization",
+            vec![
+                daemon("scm", "scm1", vec![finalized("scm1", 0, ("ZDU", 100))]),
+                daemon(
+                    "scm",
+                    "scm2",
+                    vec![
+                        vm_init("scm2", 1_000, ("INITIAL_VERSION", 0)),
+                        fenced("scm2", 5_000, 100, 0),
+                    ],
+                ),
+            ],
+        );
+        assert_eq!(r.verdict, Verdict::Violated);
+        assert_eq!(r.violations.len(), 1);
+        let v = &r.violations[0];
+        assert_eq!(v.invariant, "NoFinalizedDatanodeFenced");
+        assert_eq!(v.code, "OZ-SCM-FIN-002");
+        assert_eq!(v.primary, 2);
+        assert_eq!(tl.events[2].kind, DatanodeFenced);
+        assert_eq!(v.instance, "scm2/0e4a1c7b (dn1)");
+        let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
+        assert_eq!(related, vec![0, 1]);
+        assert!(
+            v.related[0]
+                .1
+                .contains("peer SCM scm1 finalized to ZDU (100)"),
+            "{}",
+            v.related[0].1
+        );
+        assert!(v.message.contains("peer SCM scm1"), "{}", v.message);
+        // 5 s apart: beyond the skew tolerance.
+        assert_eq!(v.ambiguous_order, None);
+    }
+
+    #[test]
+    fn a_fence_within_the_skew_of_the_peer_finalize_is_flagged_ambiguous() {
+        let (_, r) = run(
+            "scm-finalization",
+            vec![
+                daemon("scm", "scm1", vec![finalized("scm1", 500, ("ZDU", 100))]),
+                daemon("scm", "scm3", vec![fenced("scm3", 900, 100, 0)]),
+            ],
+        );
+        let v = r.first().expect("a violation");
+        let note = v.ambiguous_order.as_deref().expect("ambiguous");
+        assert!(
+            note.contains("400 ms") && note.contains("1000 ms"),
+            "{note}"
+        );
+    }
+
+    #[test]
+    fn a_fence_with_no_peer_finalize_in_view_is_inconclusive() {
+        // The fencing SCM's own finalize does not count, nor a peer's finalize below the datanode's version.
+        let (_, r) = run(
+            "scm-finalization",
+            vec![
+                daemon("scm", "scm1", vec![finalized("scm1", 0, ("ZDU", 99))]),
+                daemon(
+                    "scm",
+                    "scm2",
+                    vec![
+                        finalized("scm2", 0, ("ZDU", 100)),
+                        fenced("scm2", 5_000, 100, 0),
+                    ],
+                ),
+            ],
+        );
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        let reason = r.reason.expect("a reason");
+        assert!(
+            reason.contains("SCM scm2 fenced a datanode at ZDU (100)"),
+            "{reason}"
+        );
+        assert!(
+            reason.contains("no peer SCM's `Version ... has been finalized.` is in view"),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn datanode_service_nodes_are_ignored() {
+        let (_, r) = run(
+            "scm-finalization",
+            vec![
+                // A datanode logs the same version-manager lines; it is neither a peer SCM nor modelled.
+                daemon(
+                    "datanode",
+                    "dn1",
+                    vec![
+                        vm_init("dn1", 0, ("INITIAL_VERSION", 0)),
+                        finalized("dn1", 100, ("ZDU", 100)),
+                        ev(CheckpointInstalled, "dn1", 200, vec![]),
+                        ev(
+                            SnapshotVersionHigher,
+                            "dn1",
+                            300,
+                            vec![("version", version("ZDU", 100))],
+                        ),
+                        ev(ProcessStarted, "dn1", 400, vec![]),
+                        vm_init("dn1", 500, ("INITIAL_VERSION", 0)),
+                    ],
+                ),
+                daemon("scm", "scm2", vec![fenced("scm2", 5_000, 100, 0)]),
+            ],
+        );
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.events, 1);
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        let reason = r.reason.expect("a reason");
+        assert!(reason.contains("no peer SCM"), "{reason}");
+    }
+
+    #[test]
+    fn a_datanode_started_on_main_is_not_a_restart_of_the_scm_built_there() {
+        use crate::model::testkit::{on_thread, test_output};
+        use crate::vocab::Component;
+        let ratis = "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e83@group-9F3A1C2B4D5E-StateMachineUpdater";
+        let mut dn_start = ev(
+            ComponentStarting,
+            "",
+            3_000,
+            vec![(
+                "detail",
+                text("0e4a1c7b-2d3f-4a5b-9c6d-7e8f9a0b1c01(ci-runner-7/10.1.0.57)"),
+            )],
+        );
+        dn_start.component = Component::Datanode;
+        let (_, r) = run(
+            "scm-finalization",
+            vec![test_output(vec![
+                // An HA cluster: scmNode-1, then scmNode-3, built on `main`.
+                ev(
+                    ScmNodeIdentified,
+                    "",
+                    0,
+                    vec![("node_id", text("scmNode-1"))],
+                ),
+                ev(
+                    ScmNodeIdentified,
+                    "",
+                    0,
+                    vec![("node_id", text("scmNode-3"))],
+                ),
+                vm_init("", 10, ("INITIAL_VERSION", 0)),
+                ev(
+                    ScmRaftServerCreated,
+                    "",
+                    20,
+                    vec![("scm_id", text("c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e83"))],
+                ),
+                on_thread(
+                    ev(
+                        CheckpointInstalled,
+                        "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e83",
+                        1_000,
+                        vec![],
+                    ),
+                    ratis,
+                ),
+                on_thread(
+                    ev(
+                        SnapshotVersionHigher,
+                        "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e83",
+                        1_100,
+                        vec![("version", version("ZDU", 100))],
+                    ),
+                    ratis,
+                ),
+                // A datanode (re)starts on `main` while scmNode-3 runs with its DB ahead.
+                dn_start,
+                vm_init("", 3_010, ("INITIAL_VERSION", 0)),
+                on_thread(
+                    finalized("c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e83", 4_000, ("ZDU", 100)),
+                    ratis,
+                ),
+            ])],
+        );
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
+        assert_eq!(r.checks, 1);
     }
 }

@@ -389,3 +389,306 @@ impl Model for ScmSecretKeys {
         "no snapshot install with secret keys (`Got secret keys from leaders [...]` then `Replaced DB with checkpoint`) and no unexpired key history in view; security may be off, or the logs start after those steps".into()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::model::testkit::{daemon, ev, key, keys, run, text};
+    use crate::model::Verdict;
+    use crate::vocab::EventKind::*;
+
+    const DAY: i64 = 86_400_000;
+
+    fn started(ms: i64) -> crate::event::Event {
+        ev(
+            ProcessStarted,
+            "scm3",
+            ms,
+            vec![("service", text("StorageContainerManager"))],
+        )
+    }
+
+    fn installed(ms: i64) -> crate::event::Event {
+        ev(
+            CheckpointInstalled,
+            "scm3",
+            ms,
+            vec![
+                ("term", crate::value::Value::U64(1)),
+                ("index", crate::value::Value::U64(202)),
+            ],
+        )
+    }
+
+    fn fetched(ms: i64) -> crate::event::Event {
+        ev(
+            SecretKeysFetched,
+            "scm3",
+            ms,
+            vec![("keys", keys(&[("K2", 9 * DAY), ("K1", 8 * DAY)]))],
+        )
+    }
+
+    #[test]
+    fn key_file_covers_db_is_violated_by_a_stop_before_the_save() {
+        let (tl, r) = run(
+            "scm-secret-keys",
+            vec![daemon(
+                "scm",
+                "scm3",
+                vec![
+                    started(0),
+                    fetched(1_000),
+                    installed(2_000),
+                    ev(StateMachineReinitializing, "scm3", 3_000, vec![]),
+                    ev(ComponentStopping, "scm3", 4_000, vec![]),
+                    ev(ProcessShutdown, "scm3", 5_000, vec![]),
+                    started(6_000),
+                ],
+            )],
+        );
+        assert_eq!(r.verdict, Verdict::Violated);
+        assert_eq!(r.violations.len(), 1, "{:?}", r.violations);
+        let v = &r.violations[0];
+        assert_eq!(v.invariant, "KeyFileCoversDb");
+        assert_eq!(v.code, "OZ-SCM-KEYS-001");
+        assert_eq!(v.instance, "scm3");
+        // The first stop line, not SHUTDOWN_MSG nor the next start.
+        assert_eq!(v.primary, 4);
+        assert_eq!(tl.events[v.primary].kind, ComponentStopping);
+        let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
+        assert_eq!(related, vec![1, 2, 3]);
+        assert!(v.message.contains("stopped"), "{}", v.message);
+        assert!(v.message.contains("term 1, index 202"), "{}", v.message);
+        assert!(v.related[1].1.contains("term 1, index 202"));
+        assert!(v.primary_label.contains("Saved"), "{}", v.primary_label);
+    }
+
+    #[test]
+    fn key_file_covers_db_is_violated_by_a_crash_at_the_startup_line() {
+        let (tl, r) = run(
+            "scm-secret-keys",
+            vec![daemon(
+                "scm",
+                "scm3",
+                vec![started(0), fetched(1_000), installed(2_000), started(9_000)],
+            )],
+        );
+        assert_eq!(r.verdict, Verdict::Violated);
+        let v = r.first().expect("a violation");
+        assert_eq!(v.invariant, "KeyFileCoversDb");
+        assert_eq!(v.primary, 3);
+        assert_eq!(tl.events[v.primary].kind, ProcessStarted);
+        let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
+        assert_eq!(related, vec![1, 2]);
+        assert!(v.message.contains("crashed"), "{}", v.message);
+        assert!(v.primary_label.contains("crash"), "{}", v.primary_label);
+    }
+
+    #[test]
+    fn key_file_covers_db_is_not_armed_without_a_fetch() {
+        // Security off: `Got secret keys from leaders null` gives no SecretKeysFetched.
+        let (_, r) = run(
+            "scm-secret-keys",
+            vec![daemon(
+                "scm",
+                "scm3",
+                vec![started(0), installed(2_000), started(9_000)],
+            )],
+        );
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        assert_eq!(r.checks, 0);
+        let reason = r.reason.expect("a reason");
+        assert!(reason.contains("security may be off"), "{reason}");
+    }
+
+    #[test]
+    fn key_file_covers_db_is_discharged_by_the_save() {
+        let (_, r) = run(
+            "scm-secret-keys",
+            vec![daemon(
+                "scm",
+                "scm3",
+                vec![
+                    started(0),
+                    fetched(1_000),
+                    installed(2_000),
+                    ev(StateMachineReinitializing, "scm3", 3_000, vec![]),
+                    ev(
+                        SecretKeysSaved,
+                        "scm3",
+                        3_500,
+                        vec![("keys", keys(&[("K2", 9 * DAY), ("K1", 8 * DAY)]))],
+                    ),
+                    ev(ComponentStopping, "scm3", 4_000, vec![]),
+                    started(9_000),
+                ],
+            )],
+        );
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Conforms);
+        assert_eq!(r.checks, 1);
+        assert_eq!(r.reason, None);
+    }
+
+    #[test]
+    fn a_log_ending_between_swap_and_save_is_inconclusive() {
+        let (_, r) = run(
+            "scm-secret-keys",
+            vec![daemon(
+                "scm",
+                "scm3",
+                vec![started(0), fetched(1_000), installed(2_000)],
+            )],
+        );
+        assert!(r.violations.is_empty());
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        let reason = r.reason.expect("a reason");
+        assert!(reason.contains("logs end between"), "{reason}");
+    }
+
+    fn updated(node: &str, ms: i64, ks: &[(&str, i64)]) -> crate::event::Event {
+        ev(SecretKeysUpdated, node, ms, vec![("keys", keys(ks))])
+    }
+
+    #[test]
+    fn dropping_an_unexpired_known_key_is_a_violation() {
+        let (tl, r) = run(
+            "scm-secret-keys",
+            vec![
+                daemon(
+                    "scm",
+                    "scm1",
+                    vec![updated("scm1", 0, &[("K1", DAY), ("K2", 2 * DAY)])],
+                ),
+                daemon(
+                    "scm",
+                    "scm2",
+                    vec![updated("scm2", 10_000, &[("K2", 2 * DAY), ("K3", 3 * DAY)])],
+                ),
+            ],
+        );
+        assert_eq!(r.verdict, Verdict::Violated);
+        assert_eq!(r.violations.len(), 1);
+        let v = &r.violations[0];
+        assert_eq!(v.invariant, "NoUnexpiredKeyDropped");
+        assert_eq!(v.code, "OZ-SCM-KEYS-002");
+        assert_eq!(v.instance, "scm2");
+        assert_eq!(v.primary, 1);
+        assert_eq!(tl.events[1].node.as_deref(), Some("scm2"));
+        assert_eq!(v.related.len(), 1);
+        assert_eq!(v.related[0].0, 0);
+        assert!(v.related[0].1.contains("K1"), "{}", v.related[0].1);
+        assert!(
+            v.message.contains("drops 1 unexpired secret key(s): K1"),
+            "{}",
+            v.message
+        );
+        assert!(!v.message.contains("K2 ("), "{}", v.message);
+        assert_eq!(v.primary_label, "key set without K1");
+        // Clocks 10 s apart on two nodes: the order is certain.
+        assert_eq!(v.ambiguous_order, None);
+    }
+
+    #[test]
+    fn dropping_an_expired_key_is_no_violation() {
+        let (_, r) = run(
+            "scm-secret-keys",
+            vec![daemon(
+                "scm",
+                "scm1",
+                vec![
+                    updated("scm1", 0, &[("K1", 5_000), ("K2", 2 * DAY)]),
+                    updated("scm1", 10_000, &[("K2", 2 * DAY), ("K3", 3 * DAY)]),
+                ],
+            )],
+        );
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Conforms);
+        // The first set was vacuous (nothing known), the second kept K2.
+        assert_eq!(r.checks, 1);
+    }
+
+    #[test]
+    fn a_generated_key_with_no_history_is_inconclusive_unless_every_scm_started_in_view() {
+        let generated = |node: &str, ms| {
+            ev(
+                SecretKeyGenerated,
+                node,
+                ms,
+                vec![("key", key("K3", 7 * DAY))],
+            )
+        };
+        let scm_start = |node: &str, ms| {
+            ev(
+                ProcessStarted,
+                node,
+                ms,
+                vec![("service", text("StorageContainerManager"))],
+            )
+        };
+        // scm1's log starts mid-run: the key history may be out of view.
+        let (_, r) = run(
+            "scm-secret-keys",
+            vec![
+                daemon("scm", "scm1", vec![generated("scm1", 0)]),
+                daemon("scm", "scm2", vec![scm_start("scm2", 0)]),
+            ],
+        );
+        assert!(r.violations.is_empty());
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        let reason = r.reason.expect("a reason");
+        assert!(
+            reason.contains("SCM scm1 generated a new key set"),
+            "{reason}"
+        );
+        assert!(
+            reason.contains("no earlier key history in view"),
+            "{reason}"
+        );
+
+        // Every SCM started in view (a new cluster): the generated key starts the history, and a later key set
+        // that keeps it conforms.
+        let (_, r) = run(
+            "scm-secret-keys",
+            vec![
+                daemon(
+                    "scm",
+                    "scm1",
+                    vec![
+                        scm_start("scm1", 0),
+                        generated("scm1", 1_000),
+                        updated("scm1", 2_000, &[("K3", 7 * DAY)]),
+                    ],
+                ),
+                daemon("scm", "scm2", vec![scm_start("scm2", 0)]),
+            ],
+        );
+        assert!(r.violations.is_empty());
+        assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
+        assert_eq!(r.checks, 1);
+    }
+
+    #[test]
+    fn datanode_nodes_are_not_scms() {
+        let (_, r) = run(
+            "scm-secret-keys",
+            vec![daemon(
+                "datanode",
+                "dn1",
+                vec![
+                    ev(
+                        SecretKeysFetched,
+                        "dn1",
+                        0,
+                        vec![("keys", keys(&[("K1", DAY)]))],
+                    ),
+                    ev(CheckpointInstalled, "dn1", 1, vec![]),
+                    ev(ProcessStarted, "dn1", 2, vec![]),
+                ],
+            )],
+        );
+        assert!(r.violations.is_empty());
+        assert_eq!(r.events, 0);
+    }
+}
