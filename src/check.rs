@@ -77,8 +77,10 @@ pub fn replay(timeline: &Timeline, mut models: Vec<Box<dyn Model>>) -> Vec<Model
                 v.ambiguous_order = ambiguity(timeline, v);
             }
             let k = m.knowledge();
+            // Every distinct reason, most important (first found) first.
+            let unknowns = (!k.unknowns.is_empty()).then(|| k.unknowns.join("; "));
             let (verdict, reason) = if !violations.is_empty() {
-                (Verdict::Violated, k.unknowns.first().cloned())
+                (Verdict::Violated, unknowns)
             } else if k.checks == 0 {
                 let reason = if k.events == 0 {
                     format!(
@@ -86,13 +88,10 @@ pub fn replay(timeline: &Timeline, mut models: Vec<Box<dyn Model>>) -> Vec<Model
                         m.nothing_checked_reason()
                     )
                 } else {
-                    k.unknowns
-                        .first()
-                        .cloned()
-                        .unwrap_or_else(|| m.nothing_checked_reason())
+                    unknowns.unwrap_or_else(|| m.nothing_checked_reason())
                 };
                 (Verdict::Inconclusive, Some(reason))
-            } else if let Some(u) = k.unknowns.first() {
+            } else if let Some(u) = unknowns {
                 (
                     Verdict::Inconclusive,
                     Some(format!("{u} ({} other check(s) passed)", k.checks)),

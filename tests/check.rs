@@ -387,3 +387,34 @@ fn an_order_resting_on_clocks_within_the_skew_is_reported_as_ambiguous() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The same two SCMs with the peer's finalize 300 ms after the fence: by the clocks no violation, but the
+/// other order would be one, so the verdict is inconclusive and says why.
+#[test]
+fn an_ambiguous_order_that_would_change_the_verdict_makes_it_inconclusive() {
+    let dir = tempfile::tempdir().unwrap();
+    let scm1 = "2026-08-23 10:00:01,200 [scm1-StateMachineUpdater] INFO org.apache.hadoop.ozone.upgrade.ComponentVersionManager: Version ZDU (100) has been finalized.\n";
+    let scm3 = "2026-08-23 10:00:00,900 [IPC Server handler 0 on 9861] ERROR org.apache.hadoop.hdds.scm.node.SCMNodeManager: Datanode 0e4a1c7b-2d3f-4a5b-9c6d-7e8f9a0b1c01(dn1/172.18.0.7) has apparent version ZDU (100) which is higher than SCM apparent version INITIAL_VERSION (0). SCM must finalize before datanodes.\n";
+    std::fs::write(dir.path().join("ozone-hadoop-scm-scm1.log"), scm1).unwrap();
+    std::fs::write(dir.path().join("ozone-hadoop-scm-scm3.log"), scm3).unwrap();
+    let files = vec![dir.path().to_string_lossy().into_owned()];
+    let (code, report) = check_json(&files, &["--model", "scm-finalization"]);
+    assert_eq!(code, 0);
+    let m = model(&report, "scm-finalization");
+    assert_eq!(m["verdict"], "inconclusive");
+    let reasons = m["reason"].as_str().unwrap();
+    assert!(reasons.contains("fenced a datanode"), "{reasons}");
+    assert!(
+        reasons.contains("within the 1000 ms clock skew tolerance"),
+        "{reasons}"
+    );
+    // With a tolerance below the 300 ms gap the clocks decide: still no violation, but no ambiguity either.
+    let (_, report) = check_json(
+        &files,
+        &["--model", "scm-finalization", "--max-skew", "100"],
+    );
+    assert!(!model(&report, "scm-finalization")["reason"]
+        .as_str()
+        .unwrap()
+        .contains("skew"));
+}

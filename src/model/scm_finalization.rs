@@ -66,6 +66,8 @@ pub struct ScmFinalization {
     nodes: HashMap<u32, ScmNode>,
     /// Highest version each SCM logged as finalized (the cluster's finalization, as peers see it).
     finalized: HashMap<Arc<str>, (Version, usize)>,
+    /// Fences with no peer finalization before them: (line, fencing SCM, datanode version).
+    unexplained_fences: Vec<(usize, Arc<str>, i64)>,
     knowledge: Knowledge,
 }
 
@@ -203,6 +205,25 @@ impl Model for ScmFinalization {
                 let Some(v) = version(e, "version") else {
                     return;
                 };
+                // A peer finalizing right after a fence, within the clock skew: the order that decides the
+                // verdict rests on clocks alone.
+                let skew = cx.timeline.max_skew_ms;
+                for (fence, scm, dn_number) in &self.unexplained_fences {
+                    let close = match (cx.timeline.events[*fence].time, e.time) {
+                        (Some(a), Some(b)) => b.millis - a.millis <= skew,
+                        _ => true,
+                    };
+                    if scm != node
+                        && v.number >= *dn_number
+                        && close
+                        && !cx.timeline.order_is_certain(*fence, index)
+                    {
+                        self.knowledge.unknown(format!(
+                            "SCM {scm} fenced a datanode and peer SCM {node} finalized to {} ({}) within the {skew} ms clock skew tolerance: in the other order the fence violates NoFinalizedDatanodeFenced",
+                            v.name, v.number
+                        ));
+                    }
+                }
                 let n = self.nodes.entry(key).or_default();
                 if n.db_ahead
                     .as_ref()
@@ -282,9 +303,18 @@ impl Model for ScmFinalization {
                             },
                             _ => "a datanode".into(),
                         };
-                        let mut related = vec![(at, format!("peer SCM {p} finalized to {} ({})", v.name, v.number))];
+                        let mut related = vec![(
+                            at,
+                            format!("peer SCM {p} finalized to {} ({})", v.name, v.number),
+                        )];
                         if let Some(vl) = self.nodes.get(&key).and_then(|n| n.version_line) {
-                            related.push((vl, format!("SCM {node} runs at apparent version {} ({})", scm_v.name, scm_v.number)));
+                            related.push((
+                                vl,
+                                format!(
+                                    "SCM {node} runs at apparent version {} ({})",
+                                    scm_v.name, scm_v.number
+                                ),
+                            ));
                         }
                         out.push(Violation {
                             invariant: inv.name,
@@ -301,10 +331,14 @@ impl Model for ScmFinalization {
                             ambiguous_order: None,
                         });
                     }
-                    None => self.knowledge.unknown(format!(
-                        "SCM {node} fenced a datanode at {} ({}), and no peer SCM's `Version ... has been finalized.` is in view to tell whether the cluster was finalized",
-                        dn_v.name, dn_v.number
-                    )),
+                    None => {
+                        self.unexplained_fences
+                            .push((index, node.clone(), dn_v.number));
+                        self.knowledge.unknown(format!(
+                            "SCM {node} fenced a datanode at {} ({}), and no peer SCM's `Version ... has been finalized.` is in view to tell whether the cluster was finalized",
+                            dn_v.name, dn_v.number
+                        ))
+                    }
                 }
             }
             _ => {}
