@@ -88,7 +88,7 @@ pub fn replay(timeline: &Timeline, mut models: Vec<Box<dyn Model>>) -> Vec<Model
                         m.nothing_checked_reason()
                     )
                 } else {
-                    unknowns.unwrap_or_else(|| m.nothing_checked_reason())
+                    unknowns.unwrap_or_else(|| m.nothing_checked_reason().to_string())
                 };
                 (Verdict::Inconclusive, Some(reason))
             } else if let Some(u) = unknowns {

@@ -6,7 +6,7 @@
 //! logs `... Ignoring it` and no commit line, so it is not an apply.
 
 use super::lifecycle::LifeStep;
-use super::{invariant, Ctx, Invariant, Knowledge, Model, Spec, Violation};
+use super::{invariant, About, Ctx, Invariant, Knowledge, Model, Spec, Violation};
 use crate::event::Event;
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
@@ -21,6 +21,17 @@ const INVARIANTS: &[Invariant] = &[Invariant {
     summary: "a datanode persisted a PutBlock for a block after it had finalized that block",
     advice: "The writer's hsync was acknowledged for bytes beyond the length lease recovery closed the file at: those bytes are not in the file. Check the key's length in OM against the block's committed length on the datanodes.",
 }];
+
+const ABOUT: About = About {
+    name: "dn-finalize-block",
+    spec: Spec {
+            module: "DnFinalizeBlock",
+            path: "traces/dn-finalize-block/DnFinalizeBlock.tla",
+            issue: "HDDS-16828",
+        },
+    invariants: INVARIANTS,
+    nothing_checked: "no block was finalized in view (`Block has been finalized`); PutBlocks are only visible with `log4j.logger.org.apache.hadoop.ozone.container.keyvalue.impl.BlockManagerImpl=DEBUG`",
+};
 
 #[derive(Debug, Default)]
 struct Datanode {
@@ -48,20 +59,8 @@ fn block(e: &Event) -> Option<(u64, u64)> {
 }
 
 impl Model for DnFinalizeBlock {
-    fn name(&self) -> &'static str {
-        "dn-finalize-block"
-    }
-
-    fn spec(&self) -> Spec {
-        Spec {
-            module: "DnFinalizeBlock",
-            path: "traces/dn-finalize-block/DnFinalizeBlock.tla",
-            issue: "HDDS-16828",
-        }
-    }
-
-    fn invariants(&self) -> &'static [Invariant] {
-        INVARIANTS
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
     fn reads(&self, kind: EventKind) -> bool {
@@ -177,10 +176,6 @@ impl Model for DnFinalizeBlock {
 
     fn knowledge(&self) -> &Knowledge {
         &self.knowledge
-    }
-
-    fn nothing_checked_reason(&self) -> String {
-        format!("no block was finalized in view (`Block has been finalized`); PutBlocks are only visible with `{DEBUG_LINE}`")
     }
 }
 

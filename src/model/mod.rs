@@ -85,11 +85,28 @@ pub struct Ctx<'a> {
     pub timeline: &'a Timeline,
 }
 
-pub trait Model: Send {
+/// What a model is: its name, its spec, its invariants.
+#[derive(Debug)]
+pub struct About {
     /// The model's name, as used by `--model`.
-    fn name(&self) -> &'static str;
-    fn spec(&self) -> Spec;
-    fn invariants(&self) -> &'static [Invariant];
+    pub name: &'static str,
+    pub spec: Spec,
+    pub invariants: &'static [Invariant],
+    /// The reason given when no check could be made at all.
+    pub nothing_checked: &'static str,
+}
+
+pub trait Model: Send {
+    fn about(&self) -> &'static About;
+    fn name(&self) -> &'static str {
+        self.about().name
+    }
+    fn spec(&self) -> Spec {
+        self.about().spec
+    }
+    fn invariants(&self) -> &'static [Invariant] {
+        self.about().invariants
+    }
     /// Does this model read events of this kind? (Lifecycle steps always reach it.)
     fn reads(&self, kind: EventKind) -> bool;
     /// One step: the event at `index`, and the lifecycle step it makes for its node, if any.
@@ -104,8 +121,9 @@ pub trait Model: Send {
     /// Called once after the last event.
     fn finish(&mut self, _cx: &Ctx, _out: &mut Vec<Violation>) {}
     fn knowledge(&self) -> &Knowledge;
-    /// The reason given when no check could be made at all.
-    fn nothing_checked_reason(&self) -> String;
+    fn nothing_checked_reason(&self) -> &'static str {
+        self.about().nothing_checked
+    }
 }
 
 pub fn invariant(model: &dyn Model, name: &str) -> Invariant {

@@ -7,7 +7,7 @@
 //! (the startup reconciliation between `Starting Ozone Manager Service Provider.` and `... is started.`).
 
 use super::lifecycle::LifeStep;
-use super::{invariant, Ctx, Invariant, Knowledge, Model, Spec, Violation};
+use super::{invariant, About, Ctx, Invariant, Knowledge, Model, Spec, Violation};
 use crate::event::Event;
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
@@ -19,6 +19,17 @@ const INVARIANTS: &[Invariant] = &[Invariant {
     summary: "Recon serves derived tables built from an earlier OM lineage",
     advice: "Recon's container-key, namespace and file-size views show rows the current OM does not have, and will not heal by themselves. Trigger a full reprocess (restart Recon after deleting its task status rows, or `POST /api/v1/triggerdbsync/om`) and check the views afterwards.",
 }];
+
+const ABOUT: About = About {
+    name: "recon-om-sync",
+    spec: Spec {
+            module: "ReconOmSync",
+            path: "traces/recon-om-sync/ReconOmSync.tla",
+            issue: "HDDS-16462",
+        },
+    invariants: INVARIANTS,
+    nothing_checked: "no full snapshot with an earlier sequence number in view (`Sequence number after sync` before and after `Successfully updated Recon OM DB with new snapshot.`)",
+};
 
 /// A full snapshot left Recon at or below a sequence number it had processed: a new OM lineage, so every
 /// derived task must be rebuilt.
@@ -56,20 +67,8 @@ fn seq(e: &Event) -> Option<i64> {
 }
 
 impl Model for ReconOmSync {
-    fn name(&self) -> &'static str {
-        "recon-om-sync"
-    }
-
-    fn spec(&self) -> Spec {
-        Spec {
-            module: "ReconOmSync",
-            path: "traces/recon-om-sync/ReconOmSync.tla",
-            issue: "HDDS-16462",
-        }
-    }
-
-    fn invariants(&self) -> &'static [Invariant] {
-        INVARIANTS
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
     fn reads(&self, kind: EventKind) -> bool {
@@ -277,10 +276,6 @@ impl Model for ReconOmSync {
 
     fn knowledge(&self) -> &Knowledge {
         &self.knowledge
-    }
-
-    fn nothing_checked_reason(&self) -> String {
-        "no full snapshot with an earlier sequence number in view (`Sequence number after sync` before and after `Successfully updated Recon OM DB with new snapshot.`)".into()
     }
 }
 

@@ -7,7 +7,7 @@
 //! `ApplyEntry(s)` (a finalize step), `FenceDatanode(s, d)`.
 
 use super::lifecycle::LifeStep;
-use super::{invariant, Ctx, Invariant, Knowledge, Model, Spec, Violation};
+use super::{invariant, About, Ctx, Invariant, Knowledge, Model, Spec, Violation};
 use crate::event::Event;
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
@@ -28,6 +28,17 @@ const INVARIANTS: &[Invariant] = &[
         advice: "The fencing SCM runs behind its peers' finalization and shuts down every finalized datanode that registers with it. Finalize it (`ozone admin scm finalizeupgrade`), then restart the stopped datanodes.",
     },
 ];
+
+const ABOUT: About = About {
+    name: "scm-finalization",
+    spec: Spec {
+            module: "ScmFinalization",
+            path: "traces/scm-finalization/ScmFinalization.tla",
+            issue: "HDDS-17089",
+        },
+    invariants: INVARIANTS,
+    nothing_checked: "no checkpoint install that raised the apparent version (`New snapshot received with higher apparent version`) and no datanode fencing in view",
+};
 
 #[derive(Debug, Clone)]
 struct Version {
@@ -125,20 +136,8 @@ impl ScmFinalization {
 }
 
 impl Model for ScmFinalization {
-    fn name(&self) -> &'static str {
-        "scm-finalization"
-    }
-
-    fn spec(&self) -> Spec {
-        Spec {
-            module: "ScmFinalization",
-            path: "traces/scm-finalization/ScmFinalization.tla",
-            issue: "HDDS-17089",
-        }
-    }
-
-    fn invariants(&self) -> &'static [Invariant] {
-        INVARIANTS
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
     fn reads(&self, kind: EventKind) -> bool {
@@ -355,10 +354,6 @@ impl Model for ScmFinalization {
 
     fn knowledge(&self) -> &Knowledge {
         &self.knowledge
-    }
-
-    fn nothing_checked_reason(&self) -> String {
-        "no checkpoint install that raised the apparent version (`New snapshot received with higher apparent version`) and no datanode fencing in view".into()
     }
 }
 

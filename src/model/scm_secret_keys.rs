@@ -7,7 +7,7 @@
 //! shutdown before it, `ReplicateKeys(s)`/`BecomeLeader(s)` = the key sets applied.
 
 use super::lifecycle::LifeStep;
-use super::{invariant, Ctx, Invariant, Knowledge, Model, Spec, Violation};
+use super::{invariant, About, Ctx, Invariant, Knowledge, Model, Spec, Violation};
 use crate::event::Event;
 use crate::time::Timestamp;
 use crate::value::{SecretKeyInfo, Value};
@@ -29,6 +29,17 @@ const INVARIANTS: &[Invariant] = &[
         advice: "Tokens signed with the dropped keys now fail (`Can't find the signing secret key`). Run `ozone admin om fetch-key` so OM signs with the new key, and expect clients with old tokens to fail until they renew.",
     },
 ];
+
+const ABOUT: About = About {
+    name: "scm-secret-keys",
+    spec: Spec {
+            module: "ScmSecretKeys",
+            path: "traces/scm-secret-keys/ScmSecretKeys.tla",
+            issue: "HDDS-16923",
+        },
+    invariants: INVARIANTS,
+    nothing_checked: "no snapshot install with secret keys (`Got secret keys from leaders [...]` then `Replaced DB with checkpoint`) and no unexpired key history in view; security may be off, or the logs start after those steps",
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Install {
@@ -210,20 +221,8 @@ impl ScmSecretKeys {
 }
 
 impl Model for ScmSecretKeys {
-    fn name(&self) -> &'static str {
-        "scm-secret-keys"
-    }
-
-    fn spec(&self) -> Spec {
-        Spec {
-            module: "ScmSecretKeys",
-            path: "traces/scm-secret-keys/ScmSecretKeys.tla",
-            issue: "HDDS-16923",
-        }
-    }
-
-    fn invariants(&self) -> &'static [Invariant] {
-        INVARIANTS
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
     fn reads(&self, kind: EventKind) -> bool {
@@ -383,10 +382,6 @@ impl Model for ScmSecretKeys {
 
     fn knowledge(&self) -> &Knowledge {
         &self.knowledge
-    }
-
-    fn nothing_checked_reason(&self) -> String {
-        "no snapshot install with secret keys (`Got secret keys from leaders [...]` then `Replaced DB with checkpoint`) and no unexpired key history in view; security may be off, or the logs start after those steps".into()
     }
 }
 
