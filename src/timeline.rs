@@ -122,7 +122,7 @@ pub fn from_events(
             }
         }
     }
-    add_key_edges(&all, &mut graph);
+    add_causal_edges(&all, &mut graph);
 
     // Kahn's algorithm, earliest clock first among the ready events.
     let mut indegree: Vec<usize> = graph
@@ -448,9 +448,31 @@ fn key_ids(e: &Event) -> Vec<&str> {
     }
 }
 
-/// A secret key id is generated on one SCM before any other SCM can know it.
-fn add_key_edges(all: &[Event], graph: &mut DiGraph<(), ()>) {
+/// The Raft term an SCM event's log entry or checkpoint belongs to.
+fn entry_term(e: &Event) -> Option<i64> {
+    match e.kind {
+        EventKind::CheckpointInstalled | EventKind::ScmStateReloaded => {
+            e.field("term").and_then(Value::as_i64)
+        }
+        EventKind::AppliedIndexRestored => match e.field("tx") {
+            Some(Value::TermIndex { term, .. }) => Some(*term),
+            _ => None,
+        },
+        EventKind::StateMachineReinitializing => match e.field("term_index") {
+            Some(Value::TermIndex { term, .. }) => Some(*term),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Causal facts the logs carry, as happens-before edges between nodes:
+/// * a secret key id is generated on one SCM before any other SCM can know it;
+/// * an SCM log entry of term T is written by the leader of term T, so that SCM's `becomes leader of term T`
+///   comes before any other SCM installs, reloads or restores state at term T.
+fn add_causal_edges(all: &[Event], graph: &mut DiGraph<(), ()>) {
     let mut origin: HashMap<&str, usize> = HashMap::new();
+    let mut leader_of_term: HashMap<i64, usize> = HashMap::new();
     for (i, e) in all.iter().enumerate() {
         if matches!(
             e.kind,
@@ -460,14 +482,25 @@ fn add_key_edges(all: &[Event], graph: &mut DiGraph<(), ()>) {
                 origin.entry(id).or_insert(i);
             }
         }
+        if e.kind == EventKind::ScmBecameLeader {
+            if let Some(t) = e.field("term").and_then(Value::as_i64) {
+                leader_of_term.entry(t).or_insert(i);
+            }
+        }
     }
+    let mut edge = |from: usize, to: usize| {
+        if from != to && all[from].node.is_some() && all[from].node != all[to].node {
+            graph.update_edge(NodeIndex::new(from), NodeIndex::new(to), ());
+        }
+    };
     for (i, e) in all.iter().enumerate() {
         for id in key_ids(e) {
             if let Some(&o) = origin.get(id) {
-                if o != i && all[o].node.is_some() && all[o].node != e.node {
-                    graph.update_edge(NodeIndex::new(o), NodeIndex::new(i), ());
-                }
+                edge(o, i);
             }
+        }
+        if let Some(&l) = entry_term(e).and_then(|t| leader_of_term.get(&t)) {
+            edge(l, i);
         }
     }
 }
@@ -560,6 +593,36 @@ mod tests {
             ]
         );
         assert!(tl.skew_warnings.is_empty());
+    }
+
+    #[test]
+    fn a_leader_election_comes_before_other_scms_use_its_term_whatever_the_clocks() {
+        // scm2's clock is 2 s ahead: by clocks it would install the term-4 checkpoint before scm1 led term 4.
+        let tl = timeline(vec![
+            daemon(
+                "scm",
+                "scm1",
+                vec![ev(
+                    EventKind::ScmBecameLeader,
+                    "scm1",
+                    3_000,
+                    vec![("scm", text("scm1")), ("term", Value::U64(4))],
+                )],
+            ),
+            daemon(
+                "scm",
+                "scm2",
+                vec![ev(
+                    EventKind::CheckpointInstalled,
+                    "scm2",
+                    1_500,
+                    vec![("term", Value::U64(4)), ("index", Value::U64(5120))],
+                )],
+            ),
+        ]);
+        assert_eq!(tl.events[0].kind, EventKind::ScmBecameLeader);
+        assert_eq!(tl.events[1].kind, EventKind::CheckpointInstalled);
+        assert!(tl.order_is_certain(0, 1));
     }
 
     #[test]
