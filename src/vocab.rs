@@ -215,6 +215,48 @@ vocabulary! {
     ScmSteppedDown [req("scm", T::Word)],
     /// Ratis `{}: changes role from A to B at term T for R`.
     RaftRoleChanged [req("member", T::Member), req("from", T::Word), req("to", T::Word), req("term", T::U64)],
+    /// Ratis `{} {} round {}: submit vote requests at term {} for {}` (first `{}` is `<member>-LeaderElection<N>`).
+    RaftElectionRound [req("member", T::Member), req("phase", T::Word), req("round", T::U64), req("term", T::U64)],
+    /// Ratis `{} {} round {}: result {}` (`PASSED`, `REJECTED`, `TIMEOUT`, `DISCOVERED_A_NEW_TERM (term=T)`, ...).
+    RaftElectionResult [req("member", T::Member), req("phase", T::Word), req("round", T::U64), req("result", T::Word)],
+    /// Ratis `{}: change Leader from {} to {} at term {} for {}{}` (`null` when no leader is known).
+    RaftLeaderChanged [req("member", T::Member), req("from", T::Word), req("to", T::Word), req("term", T::U64)],
+    /// Ratis `Leader {} is ready since appliedIndex == startIndex == {}` (`{}` is `<member>-LeaderStateImpl`).
+    RaftLeaderReady [req("member", T::Member), req("index", T::U64)],
+    /// `update <isLeader,term> from <{},{}> to <{},{}>` (SCMContext; term -1 = INVALID_TERM).
+    ScmLeaderStateUpdated [req("was_leader", T::Word), req("was_term", T::I64), req("leader", T::Word), req("term", T::I64)],
+    /// `update <isLeaderReady> from <{}> to <{}>` (SCMContext; `false` -> `true` = leader ready).
+    ScmLeaderReadyUpdated [req("from", T::Word), req("to", T::Word)],
+    /// `Leader changed to {}, current SCM {} is still follower.`
+    ScmFollowerLeaderChanged [req("leader", T::Word), req("scm", T::Word)],
+    /// Ratis `{}: Received notification to install snapshot at index {}` (leader's first available log index).
+    RaftSnapshotInstallNotified [req("member", T::Member), req("index", T::U64)],
+    /// Ratis `{}: notifyInstallSnapshot: nextIndex is {} but the leader's first available index is {}.`
+    RaftNotifyInstallSnapshot [req("member", T::Member), req("next_index", T::U64), req("first_index", T::U64)],
+    /// Ratis `{}: receive installSnapshot: {} {}` (InstallSnapshot RPC or notification received; batched).
+    InstallSnapshotRequestReceived [req("member", T::Member)],
+    /// Ratis `{}: reply installSnapshot: {} {}` (reply to an InstallSnapshot RPC; batched).
+    InstallSnapshotReplySent [req("member", T::Member)],
+    /// `Downloading checkpoint from leader SCM {} and reloading state from the checkpoint.`
+    CheckpointDownloadStarted [opt("leader", T::Text)],
+    /// `Successfully downloaded latest checkpoint from leader SCM: {} path {}` (SCMSnapshotProvider, before CheckpointDownloaded).
+    CheckpointDownloadSucceeded [opt("leader", T::Text), opt("path", T::Text)],
+    /// `{}: Verify checkpoint {} from leader {}` (checkpoint TransactionInfo `T#N`).
+    CheckpointVerifying [opt("tx", T::TxInfo), opt("leader", T::Text)],
+    /// Ratis `{}: StateMachine successfully installed snapshot index {}. Reloading the StateMachine.`
+    StateMachineSnapshotInstalled [req("member", T::Member), req("index", T::U64)],
+    /// `{}: Try to pause from current LifeCycle state {}` (SCMStateMachine.pause, just before the Ratis reload).
+    ScmStateMachinePausing [opt("state", T::Word)],
+    /// Ratis `{}: InstallSnapshot notification result: {}, at index: {}` (and the ALREADY_INSTALLED / SNAPSHOT_UNAVAILABLE forms).
+    RaftInstallSnapshotResult [req("member", T::Member), req("result", T::Word), opt("term_index", T::TermIndex), opt("index", T::I64)],
+    /// Ratis `{}: {}` = `<member>-StateMachineUpdater: snapshotIndex: setUnconditionally A -> B` (after reinitialize).
+    StateMachineIndexReset [req("member", T::Member), req("index_name", T::Word), req("from", T::I64), req("to", T::I64)],
+    /// Ratis `{} caught a Throwable.` (`<member>-StateMachineUpdater`; the Raft server closes).
+    StateMachineUpdaterFailed [req("member", T::Member)],
+    /// `Failed to delete the backup of the original DB {}` (after a successful checkpoint install).
+    CheckpointBackupDeleteFailed [opt("path", T::Text)],
+    /// DEBUG `{}: applyTransaction {}` (SCMStateMachine; `(t:T, i:N)`).
+    ScmTransactionApplied [req("term_index", T::TermIndex)],
 
     // ---- scm-secret-keys (HDDS-16923) ----
     /// `Got secret keys from leaders [...]` (held in memory during a snapshot install).
@@ -237,6 +279,14 @@ vocabulary! {
     SecretKeyGenerated [req("key", T::SecretKey)],
     /// `[Forced ]SecretKey rotation is happening, new key generated SecretKey(...)`.
     SecretKeyRotated [req("key", T::SecretKey)],
+    /// `Getting secret keys from leader {}.` (security enabled only; before SecretKeysFetched).
+    SecretKeysFetching [opt("leader", T::Text)],
+    /// DEBUG `The latest key was created at: {} which does not pass the rotation duration`.
+    SecretKeyRotationNotDue [opt("created", T::Word)],
+    /// `Scheduling rotation checker with interval {}` (SecretKeyManagerService start; `PT10M`).
+    SecretKeyRotationScheduled [opt("interval", T::Word)],
+    /// DN/OM verifier: `Secret key fetched from SCM: {}`; no `key` when SCM answered `null` (key unknown to SCM).
+    SecretKeyFetchedFromScm [opt("key", T::SecretKey)],
 
     // ---- scm-finalization (HDDS-17089) ----
     /// `Initializing version manager with apparent version A and software version S`.
@@ -255,6 +305,35 @@ vocabulary! {
     DatanodeRegistrationRejected [opt("software", T::Text), opt("apparent", T::Text)],
     /// `Sending finalize command to datanode D with apparent version X which is less than SCM's finalized apparent version Y`.
     DatanodeFinalizeSent [req("datanode", T::Datanode), opt("datanode_version", T::Version), opt("scm_version", T::Version)],
+    /// `Finalize attempt on a version which has already been finalized. {} This can happen when Raft Log is replayed during service restart.`
+    VersionAlreadyFinalized [opt("software", T::Version), opt("apparent", T::Version), opt("version", T::Version)],
+    /// WARN `Failed to roll back apparent version to {} after persist failure.`
+    VersionRollbackFailed [opt("version", T::Version)],
+    /// `Failed to reinitialize finalization state` (finalize from snapshot threw during reload).
+    FinalizationReinitializeFailed [],
+    /// WARN `Forcing upgrade finalization by skipping SCM peer and datanode software version checks`.
+    FinalizeForced [],
+    /// Admin finalize rejected (`SCM peer {} is running software version {} but leader is running version {}. ...` and the
+    /// unreachable-peer / datanode-version forms).
+    FinalizeRejected [opt("peer", T::Word), opt("peer_version", T::Version), opt("leader_version", T::Version), opt("datanodes", T::U64), opt("version", T::Version)],
+    /// Other fence reasons: `Datanode {} did not report its version. ...`, `... has software version {} which is newer/older than SCM software version {} ...`.
+    DatanodeRegistrationDenied [req("datanode", T::Datanode), opt("datanode_software", T::Version), opt("scm_software", T::Version)],
+    /// `Invalid datanode in the cluster : {host}. Datanode software version = ..., ...` (registered DN, not fenced).
+    DatanodeVersionInvalid [req("host", T::Word), opt("datanode_software", T::Version), opt("datanode_apparent", T::Version), opt("scm_software", T::Version), opt("scm_apparent", T::Version)],
+    /// `SCM trying to process heartbeat from an unregistered node {}. Ignoring the heartbeat.`
+    UnregisteredHeartbeatIgnored [req("datanode", T::Datanode)],
+    /// `SCM received heartbeat from an unregistered datanode {}. Asking datanode to re-register.`
+    DatanodeReregisterRequested [req("datanode", T::Datanode)],
+    /// Datanode side: `Critical error occurred in StateMachine, setting shutDownMachine`.
+    DatanodeCriticalError [],
+    /// Datanode side: `DatanodeStateMachine Shutdown due to an critical error` (then `Exiting with status 1`).
+    DatanodeShutdownOnError [],
+    /// Datanode side: `Processing FinalizeVersionCommandHandler command.`
+    DatanodeFinalizeCommandReceived [],
+    /// Datanode side: `Finalize upgrade called.` (followed by `Version {} has been finalized.` lines).
+    DatanodeFinalizeStarted [],
+    /// Datanode side: `Exception during finalization.`
+    DatanodeFinalizeFailed [],
 
     // ---- dn-finalize-block (HDDS-16828) ----
     /// `Finalized Block request received B`.
@@ -273,6 +352,19 @@ vocabulary! {
     ContainerOperationFailed [req("operation", T::Word), opt("message", T::Text), req("result", T::Word)],
     /// `{}: Setting the last applied index to (t:T, i:N)` (datanode restart replay point).
     LastAppliedIndexSet [opt("member", T::Member), opt("term_index", T::TermIndex)],
+    /// `gid G : ApplyTransaction failed. cmd C logIndex N msg : M Container Result: R` (and `{}: failed to applyTransaction at logIndex {} for {}`).
+    ApplyTransactionFailed [opt("group", T::Word), req("cmd", T::Word), req("log_index", T::U64), opt("message", T::Text), opt("result", T::Word)],
+    /// `startTransaction validation failed on leader` (not ContainerNotOpen; stack trace follows).
+    StartTransactionValidationFailed [],
+    /// DEBUG `{}: writeChunk writeStateMachineData : blockId{} logIndex {} chunkName {}` (WriteChunk data write submitted;
+    /// the block id is the protobuf `DatanodeBlockID`, printed over continuation lines).
+    WriteChunkDataSubmitted [opt("group", T::Word), opt("container", T::U64), opt("local_id", T::U64), req("log_index", T::U64), opt("chunk", T::Word)],
+    /// DEBUG `{}: writeChunk writeStateMachineData  completed: blockId{} logIndex {} chunkName {}` (block id as above).
+    WriteChunkDataCompleted [opt("group", T::Word), opt("container", T::U64), opt("local_id", T::U64), req("log_index", T::U64), opt("chunk", T::Word)],
+    /// DEBUG `{}: getStreamDataChannel {} containerID={} pipelineID={} traceID={}` (streaming path, no startTransaction).
+    StreamDataChannelOpened [opt("group", T::Word), req("cmd", T::Word), opt("container", T::U64), opt("pipeline", T::Word)],
+    /// `Leader change notification received for group: {} with new leaderId: {}` (XceiverServerRatis).
+    PipelineLeaderChanged [req("group", T::Word), req("leader", T::Word)],
 
     // ---- recon-om-sync (HDDS-16462) ----
     /// `Starting Ozone Manager Service Provider.`
@@ -313,6 +405,52 @@ vocabulary! {
     ReinitCompleted [],
     /// `Re-initialization of tasks failed.`
     ReinitFailed [],
+    /// `Re-initializing all tasks again (not just above failed delta tasks) ...` (startup reconciliation).
+    StartupReinitAll [],
+    /// ERROR `Failed to queue reinitialization event for manual trigger [at startup ](result: R), failing the snapshot operation`.
+    ReinitQueueFailed [opt("result", T::Word)],
+    /// `Seq number of Recon's OM DB : N` (sync cycle).
+    OmDbSeqObserved [req("seq", T::I64)],
+    /// `Delta updates received from OM : L loops, R records`.
+    DeltaSyncSummary [req("loops", T::U64), req("records", T::U64)],
+    /// `Attempting to update Recon OM DB with new snapshot located at: P`.
+    FullSnapshotInstalling [opt("path", T::Text)],
+    /// `Created OM DB handle from snapshot at P.` (startup or after a full snapshot).
+    OmDbHandleCreated [opt("path", T::Text)],
+    /// `Cleaning up old OM snapshot db at P.`
+    OmDbCleanedUp [opt("path", T::Text)],
+    /// `Attempting checkpoint creation (retry attempt: N)` (reinit queueing).
+    ReinitCheckpointAttempt [opt("attempt", T::U64)],
+    /// `Checkpoint creation succeeded`.
+    ReinitCheckpointCreated [],
+    /// `Successfully queued reinitialization event after N retries`.
+    ReinitEventQueued [opt("retries", T::U64)],
+    /// WARN `Detected condition for task reinitialization: R, queueing async reinitialization event`.
+    ReinitConditionDetected [opt("reason", T::Word)],
+    /// `Starting async task reinitialization with checkpointed OM metadata manager due to: R`.
+    AsyncReinitStarted [opt("reason", T::Word)],
+    /// `Starting Re-initialization of tasks. This is a blocking operation.`
+    ReinitTasksStarting [],
+    /// `Submitting N tasks for parallel reprocessing`.
+    ReinitTasksSubmitted [req("count", T::U64)],
+    /// `Completed async task reinitialization`.
+    AsyncReinitCompleted [],
+    /// `Completed processing reinitialization event: R` (R not kept).
+    ReinitEventProcessed [],
+    /// ERROR `Task T failed` (delta processing).
+    TaskFailed [req("task", T::Word)],
+    /// WARN `Some tasks failed while processing buffered events, retrying...`
+    DeltaTasksRetrying [],
+    /// WARN `Some tasks still failed after retry while processing buffered events, signaling for task reinitialization`.
+    DeltaTasksFailedAfterRetry [],
+    /// `Registered Task: T` (TASK_STATUS row inserted).
+    TaskStatusRegistered [req("task", T::Word)],
+    /// A task's own reprocess start line (`T: Starting reprocess[ for bucket layout L]`, NSSummary's `Starting NSSummary tree reprocess ...`).
+    TaskReprocessStarted [opt("task", T::Word), opt("layout", T::Word)],
+    /// A task's own reprocess end line (`T: Reprocess completed in D ms|sec`, `NSSummary tree reprocess completed successfully ...`).
+    TaskReprocessCompleted [opt("task", T::Word)],
+    /// DEBUG `T successfully processed [N OM DB update event(s) ]in D milliseconds` (delta batch applied by task T).
+    TaskDeltaProcessed [req("task", T::Word), opt("events", T::U64)],
 }
 
 impl EventKind {
