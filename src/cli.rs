@@ -275,8 +275,7 @@ fn cmd_events(args: &InputArgs) -> Result<i32, Report> {
             &p.options,
             |event| {
                 if write_error.is_none() {
-                    let line = event.to_json(&path);
-                    if let Err(e) = serde_json::to_writer(&mut out, &line)
+                    if let Err(e) = serde_json::to_writer(&mut out, &event.json_line(&path))
                         .map_err(io::Error::from)
                         .and_then(|_| out.write_all(b"\n"))
                     {

@@ -4,7 +4,7 @@ use crate::layout::Level;
 use crate::time::Timestamp;
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
-use serde_json::{json, Map, Value as Json};
+use serde::ser::{Serialize, SerializeMap, SerializeStruct, Serializer};
 use std::sync::Arc;
 
 /// Where a record is: input, first line (1-based) and byte range in the (decompressed) input.
@@ -64,27 +64,66 @@ impl Event {
         self.fields.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
     }
 
-    /// The JSON-lines form printed by `ozone-conform events`.
-    pub fn to_json(&self, path: &str) -> Json {
-        let mut fields = Map::new();
-        for (name, value) in &self.fields {
-            fields.insert((*name).to_string(), value.to_json());
+    /// The JSON-lines form printed by `ozone-conform events`, serialized without building a JSON tree
+    /// (this runs once per event on the thread that keeps the input in order).
+    pub fn json_line<'a>(&'a self, path: &'a str) -> EventLine<'a> {
+        EventLine { event: self, path }
+    }
+}
+
+/// `{"event", "node", "node_from", "component", "time", "level", "thread", "fields", "source"}`.
+pub struct EventLine<'a> {
+    event: &'a Event,
+    path: &'a str,
+}
+
+struct Fields<'a>(&'a [(&'static str, Value)]);
+
+impl Serialize for Fields<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (name, value) in self.0 {
+            m.serialize_entry(name, value)?;
         }
-        json!({
-            "event": self.kind.name(),
-            "node": self.node.as_deref(),
-            "node_from": self.node_from,
-            "component": self.component,
-            "time": self.time.map(|t| t.to_string()),
-            "level": self.level,
-            "thread": &*self.thread,
-            "fields": fields,
-            "source": {
-                "path": path,
-                "line": self.span.line,
-                "byte_offset": self.span.byte_offset,
-                "byte_len": self.span.byte_len,
+        m.end()
+    }
+}
+
+struct Source<'a> {
+    path: &'a str,
+    span: Span,
+}
+
+impl Serialize for Source<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Source", 4)?;
+        st.serialize_field("path", self.path)?;
+        st.serialize_field("line", &self.span.line)?;
+        st.serialize_field("byte_offset", &self.span.byte_offset)?;
+        st.serialize_field("byte_len", &self.span.byte_len)?;
+        st.end()
+    }
+}
+
+impl Serialize for EventLine<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let e = self.event;
+        let mut st = s.serialize_struct("Event", 9)?;
+        st.serialize_field("event", e.kind.name())?;
+        st.serialize_field("node", &e.node.as_deref())?;
+        st.serialize_field("node_from", &e.node_from)?;
+        st.serialize_field("component", &e.component)?;
+        st.serialize_field("time", &e.time.map(|t| t.to_string()))?;
+        st.serialize_field("level", &e.level)?;
+        st.serialize_field("thread", &*e.thread)?;
+        st.serialize_field("fields", &Fields(&e.fields))?;
+        st.serialize_field(
+            "source",
+            &Source {
+                path: self.path,
+                span: e.span,
             },
-        })
+        )?;
+        st.end()
     }
 }

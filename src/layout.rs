@@ -500,95 +500,102 @@ impl Layout {
         }
     }
 
-    fn match_from(&self, k: usize, line: &[u8], pos: usize, h: &mut Header) -> bool {
-        let Some(seg) = self.segments.get(k) else {
-            return false;
-        };
-        match seg {
-            Segment::Literal(l) => {
-                line[pos..].starts_with(l) && self.match_from(k + 1, line, pos + l.len(), h)
-            }
-            Segment::Spaces => {
-                let n = line[pos..].iter().take_while(|&&c| c == b' ').count();
-                // Zero spaces are accepted only when the pattern had padding, not a literal space; both
-                // cases are rare enough that accepting zero is simpler than tracking the difference, except
-                // at the start where it would let anything match.
-                (n > 0 || k > 0) && self.match_from(k + 1, line, pos + n, h)
-            }
-            Segment::Date(f) => match f.parse(&line[pos..]) {
-                Some((t, n)) => {
-                    h.time = Some(t);
-                    self.match_from(k + 1, line, pos + n, h)
+    /// Matches segments `k..` at `pos`. A loop, not recursion, except to backtrack over a free field's
+    /// candidate ends: this runs on every line of every input.
+    fn match_from(&self, mut k: usize, line: &[u8], mut pos: usize, h: &mut Header) -> bool {
+        loop {
+            let Some(seg) = self.segments.get(k) else {
+                return false;
+            };
+            let rest = &line[pos..];
+            match seg {
+                Segment::Literal(l) => {
+                    if !has_prefix(rest, l) {
+                        return false;
+                    }
+                    pos += l.len();
                 }
-                None => false,
-            },
-            Segment::Level => match Level::parse_prefix(&line[pos..]) {
-                Some((lv, n)) => {
-                    h.level = Some(lv);
-                    self.match_from(k + 1, line, pos + n, h)
+                Segment::Spaces => {
+                    let n = rest.iter().take_while(|&&c| c == b' ').count();
+                    // Padding may leave no space before the next literal; at the start, spaces are required
+                    // or anything would match.
+                    if n == 0 && k == 0 {
+                        return false;
+                    }
+                    pos += n;
                 }
-                None => false,
-            },
-            Segment::Logger(components) => {
-                let n = line[pos..]
-                    .iter()
-                    .take_while(|&&c| LOGGER_CHARS[c as usize])
-                    .count();
-                if n == 0 {
+                Segment::Date(f) => match f.parse(rest) {
+                    Some((t, n)) => {
+                        h.time = Some(t);
+                        pos += n;
+                    }
+                    None => return false,
+                },
+                Segment::Level => match Level::parse_prefix(rest) {
+                    Some((lv, n)) => {
+                        h.level = Some(lv);
+                        pos += n;
+                    }
+                    None => return false,
+                },
+                Segment::Logger(components) => {
+                    let n = rest
+                        .iter()
+                        .take_while(|&&c| LOGGER_CHARS[c as usize])
+                        .count();
+                    if n == 0 {
+                        return false;
+                    }
+                    if *components != u8::MAX
+                        && memchr::memchr_iter(b'.', &rest[..n]).count() >= *components as usize
+                    {
+                        return false;
+                    }
+                    h.logger = (pos as u32, (pos + n) as u32);
+                    pos += n;
+                }
+                Segment::SourceLine => {
+                    let n = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+                    let n = if n == 0 && rest.first() == Some(&b'?') {
+                        1
+                    } else {
+                        n
+                    };
+                    if n == 0 {
+                        return false;
+                    }
+                    h.source_line = digits(&rest[..n]);
+                    pos += n;
+                }
+                Segment::Free(field) => {
+                    let next: &[u8] = match self.segments.get(k + 1) {
+                        Some(Segment::Literal(l)) => l,
+                        _ => b" ",
+                    };
+                    // Try each place where the next literal occurs, leftmost first (memchr on its first byte
+                    // is much cheaper than building a substring searcher per line).
+                    let mut from = pos;
+                    while let Some(off) = memchr::memchr(next[0], &line[from..]) {
+                        let end = from + off;
+                        from = end + 1;
+                        if !has_prefix(&line[end..], next) {
+                            continue;
+                        }
+                        if *field == FreeField::Thread {
+                            h.thread = (pos as u32, end as u32);
+                        }
+                        if self.match_from(k + 1, line, end, h) {
+                            return true;
+                        }
+                    }
                     return false;
                 }
-                if *components != u8::MAX
-                    && memchr::memchr_iter(b'.', &line[pos..pos + n]).count()
-                        >= *components as usize
-                {
-                    return false;
+                Segment::Message => {
+                    h.message_start = pos as u32;
+                    return true;
                 }
-                h.logger = (pos as u32, (pos + n) as u32);
-                self.match_from(k + 1, line, pos + n, h)
             }
-            Segment::SourceLine => {
-                let n = line[pos..]
-                    .iter()
-                    .take_while(|c| c.is_ascii_digit())
-                    .count();
-                let n = if n == 0 && line.get(pos) == Some(&b'?') {
-                    1
-                } else {
-                    n
-                };
-                if n == 0 {
-                    return false;
-                }
-                h.source_line = digits(&line[pos..pos + n]);
-                self.match_from(k + 1, line, pos + n, h)
-            }
-            Segment::Free(field) => {
-                let next: &[u8] = match self.segments.get(k + 1) {
-                    Some(Segment::Literal(l)) => l,
-                    _ => b" ",
-                };
-                // Try each place where the next literal occurs, leftmost first (memchr on its first byte is
-                // much cheaper than building a substring searcher per line).
-                let mut from = pos;
-                while let Some(off) = memchr::memchr(next[0], &line[from..]) {
-                    let end = from + off;
-                    from = end + 1;
-                    if !has_prefix(&line[end..], next) {
-                        continue;
-                    }
-                    if *field == FreeField::Thread {
-                        h.thread = (pos as u32, end as u32);
-                    }
-                    if self.match_from(k + 1, line, end, h) {
-                        return true;
-                    }
-                }
-                false
-            }
-            Segment::Message => {
-                h.message_start = pos as u32;
-                true
-            }
+            k += 1;
         }
     }
 }

@@ -182,6 +182,18 @@ impl Value {
     }
 }
 
+/// Values serialize as their JSON form, without building a `serde_json::Value` first.
+impl serde::Serialize for Value {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Value::U64(v) => s.serialize_u64(*v),
+            Value::I64(v) => s.serialize_i64(*v),
+            Value::Str(v) => s.serialize_str(v),
+            other => other.to_json().serialize(s),
+        }
+    }
+}
+
 fn key_json(k: &SecretKeyInfo) -> Json {
     json!({
         "id": k.id,
