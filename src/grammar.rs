@@ -198,10 +198,22 @@ impl Grammar {
         Ok(())
     }
 
-    /// Does any rule want records of this logger? (The hot-path filter.)
+    /// Does any rule want records of this logger?
     #[inline]
     pub fn wants_logger(&self, logger: &[u8]) -> bool {
         self.by_logger.contains_key(logger)
+    }
+
+    /// Could some rule match a record of this logger whose first line carries this message? The hot-path
+    /// filter: one hash lookup, then the rules' literal prefixes, before anything is copied or matched.
+    #[inline]
+    pub fn wants(&self, logger: &[u8], message: &[u8]) -> bool {
+        let by_logger = self.by_logger.get(logger).is_some_and(|rules| {
+            rules
+                .iter()
+                .any(|&i| has_literal_prefix(message, &self.rules[i as usize].literal_prefix))
+        });
+        by_logger || self.wants_message(message)
     }
 
     /// Could a logger-independent rule (banners, signals, exit lines) match this message?
@@ -211,7 +223,7 @@ impl Grammar {
             Some(&b) if self.any_logger_first_bytes[b as usize] => self
                 .any_logger
                 .iter()
-                .any(|&i| message.starts_with(&self.rules[i as usize].literal_prefix)),
+                .any(|&i| has_literal_prefix(message, &self.rules[i as usize].literal_prefix)),
             _ => false,
         }
     }
@@ -231,7 +243,7 @@ impl Grammar {
         };
         for &i in by_logger.iter().chain(any) {
             let rule = &self.rules[i as usize];
-            if !rule.accepts_level(level) || !text.starts_with(&rule.literal_prefix) {
+            if !rule.accepts_level(level) || !has_literal_prefix(text, &rule.literal_prefix) {
                 continue;
             }
             if let Some(fields) = rule.match_message(text) {
@@ -252,6 +264,33 @@ impl Grammar {
         v.dedup();
         v
     }
+}
+
+/// Does `text` start with a template's literal prefix? A space in the template matches a run of spaces, as in
+/// the compiled regex (padding differs between Ozone versions).
+#[inline]
+fn has_literal_prefix(text: &[u8], prefix: &[u8]) -> bool {
+    let (mut t, mut p) = (0, 0);
+    while p < prefix.len() {
+        if prefix[p] == b' ' {
+            if text.get(t) != Some(&b' ') {
+                return false;
+            }
+            while text.get(t) == Some(&b' ') {
+                t += 1;
+            }
+            while prefix.get(p) == Some(&b' ') {
+                p += 1;
+            }
+        } else {
+            if text.get(t) != Some(&prefix[p]) {
+                return false;
+            }
+            t += 1;
+            p += 1;
+        }
+    }
+    true
 }
 
 /// `%c`, `%c{2}` and `%c{1}` renderings of a logger name.
@@ -873,6 +912,12 @@ mod tests {
         ] {
             assert!(g.wants_logger(logger.as_bytes()), "{logger}");
         }
+        assert!(g.wants(
+            b"ha.SCMHAManagerImpl",
+            b"Replaced DB with checkpoint, term: 3"
+        ));
+        assert!(!g.wants(b"ha.SCMHAManagerImpl", b"Downloading checkpoint"));
+        assert!(!g.wants(b"ha.Other", b"Replaced DB with checkpoint, term: 3"));
         assert!(g
             .match_record(
                 b"SCMHAManagerImpl",
@@ -924,6 +969,22 @@ mod tests {
                 .replace("\"Replaced DB with", "\"{}Replaced DB with"),
         );
         assert!(e.message.contains("literal"), "{}", e.message);
+    }
+
+    #[test]
+    fn literal_prefixes_tolerate_space_runs_like_the_regex() {
+        assert!(has_literal_prefix(b"Replaced  DB with x", b"Replaced DB"));
+        assert!(has_literal_prefix(b"Replaced DB", b"Replaced DB"));
+        assert!(!has_literal_prefix(b"ReplacedDB", b"Replaced DB"));
+        assert!(!has_literal_prefix(b"Replaced", b"Replaced DB"));
+        assert!(has_literal_prefix(b"anything", b""));
+        let r = &parse_rules("t.rules", GOOD).unwrap()[0];
+        let g = Grammar::build(vec![r.clone()]).unwrap();
+        let padded = b"Replaced DB  with checkpoint, term: 3, index: 5120";
+        assert!(g.wants(b"SCMHAManagerImpl", padded));
+        assert!(g
+            .match_record(b"SCMHAManagerImpl", Some(Level::Info), padded)
+            .is_some());
     }
 
     #[test]

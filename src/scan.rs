@@ -303,7 +303,7 @@ impl Setup<'_> {
             }
             let logger = h.logger(content);
             let message = &content[h.message_start as usize..];
-            if self.grammar.wants_logger(logger) || self.grammar.wants_message(message) {
+            if self.grammar.wants(logger, message) {
                 scan.candidates.push(Candidate {
                     stream: stream as u16,
                     start: block.offset + this.start as u64,
