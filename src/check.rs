@@ -3,6 +3,7 @@
 use crate::model::lifecycle::Lifecycle;
 use crate::model::{all_models, Ctx, Model, Spec, Verdict, Violation};
 use crate::timeline::Timeline;
+use crate::vocab::EventKind;
 use std::collections::HashSet;
 
 /// One model's answer.
@@ -52,6 +53,17 @@ pub fn replay(timeline: &Timeline, mut models: Vec<Box<dyn Model>>) -> Vec<Model
     let cx = Ctx { timeline };
     let mut lifecycle = Lifecycle::default();
     let mut found: Vec<Vec<Violation>> = models.iter().map(|_| Vec::new()).collect();
+    // Which models read which event kinds, asked once rather than per event.
+    let reads: Vec<Vec<bool>> = models
+        .iter()
+        .map(|m| {
+            let mut t = vec![false; EventKind::ALL.len()];
+            for k in EventKind::ALL {
+                t[*k as usize] = m.reads(*k);
+            }
+            t
+        })
+        .collect();
     for (i, e) in timeline.events.iter().enumerate() {
         let test_output = timeline
             .test_output
@@ -59,8 +71,8 @@ pub fn replay(timeline: &Timeline, mut models: Vec<Box<dyn Model>>) -> Vec<Model
             .copied()
             .unwrap_or(false);
         let life = lifecycle.observe(i, e, test_output);
-        for (m, out) in models.iter_mut().zip(found.iter_mut()) {
-            if life.is_some() || m.reads(e.kind) {
+        for ((m, out), reads) in models.iter_mut().zip(found.iter_mut()).zip(&reads) {
+            if life.is_some() || reads[e.kind as usize] {
                 m.step(&cx, i, e, life, out);
             }
         }
