@@ -6,7 +6,7 @@
 //! logs `... Ignoring it` and no commit line, so it is not an apply.
 
 use super::lifecycle::LifeStep;
-use super::{invariant, About, Ctx, Invariant, Knowledge, Model, Spec, Violation};
+use super::{invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Spec, Violation};
 use crate::event::Event;
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
@@ -86,18 +86,14 @@ impl Model for DnFinalizeBlock {
         if !self.reads(e.kind) {
             return;
         }
-        let Some(node) = e.node.as_ref() else {
-            self.knowledge.unknown("some datanode lines name no node");
-            return;
+        let (node, key) = match cx.instance(e, Component::Datanode, true) {
+            Instance::Of(node, key) => (node, key),
+            Instance::NoNode => {
+                self.knowledge.unknown("some datanode lines name no node");
+                return;
+            }
+            Instance::OtherService => return,
         };
-        let key = e.node_key;
-        if cx
-            .timeline
-            .service_of_key(key)
-            .is_some_and(|s| s != Component::Datanode)
-        {
-            return;
-        }
         self.knowledge.events += 1;
         let dn = self.datanodes.entry(key).or_default();
         match e.kind {

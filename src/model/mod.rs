@@ -12,7 +12,7 @@ pub mod scm_secret_keys;
 
 use crate::event::Event;
 use crate::timeline::Timeline;
-use crate::vocab::EventKind;
+use crate::vocab::{Component, EventKind};
 use lifecycle::LifeStep;
 use std::sync::Arc;
 
@@ -83,6 +83,36 @@ impl Knowledge {
 /// What a model sees at each step besides the event: the timeline (for names and services).
 pub struct Ctx<'a> {
     pub timeline: &'a Timeline,
+}
+
+/// Whose instance an event concerns.
+pub enum Instance<'e> {
+    /// A node of the model's service (or of no known service, where the model accepts that): name and key.
+    Of(&'e Arc<str>, u32),
+    /// The event names no node.
+    NoNode,
+    /// The node runs another service (datanodes log some SCM-looking lines too).
+    OtherService,
+}
+
+impl Ctx<'_> {
+    /// The instance `e` belongs to, for a model of `service`. `unknown_service_too` accepts nodes whose
+    /// service the logs do not tell.
+    pub fn instance<'e>(
+        &self,
+        e: &'e Event,
+        service: Component,
+        unknown_service_too: bool,
+    ) -> Instance<'e> {
+        let Some(node) = e.node.as_ref() else {
+            return Instance::NoNode;
+        };
+        match self.timeline.service_of_key(e.node_key) {
+            Some(s) if s == service => Instance::Of(node, e.node_key),
+            None if unknown_service_too => Instance::Of(node, e.node_key),
+            _ => Instance::OtherService,
+        }
+    }
 }
 
 /// What a model is: its name, its spec, its invariants.

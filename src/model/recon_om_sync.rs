@@ -7,7 +7,7 @@
 //! (the startup reconciliation between `Starting Ozone Manager Service Provider.` and `... is started.`).
 
 use super::lifecycle::LifeStep;
-use super::{invariant, About, Ctx, Invariant, Knowledge, Model, Spec, Violation};
+use super::{invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Spec, Violation};
 use crate::event::Event;
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
@@ -97,20 +97,16 @@ impl Model for ReconOmSync {
         life: Option<LifeStep>,
         out: &mut Vec<Violation>,
     ) {
-        let Some(node) = e.node.as_ref() else {
-            if self.reads(e.kind) {
-                self.knowledge.unknown("some Recon lines name no node");
+        let (node, key) = match cx.instance(e, Component::Recon, true) {
+            Instance::Of(node, key) => (node, key),
+            Instance::NoNode => {
+                if self.reads(e.kind) {
+                    self.knowledge.unknown("some Recon lines name no node");
+                }
+                return;
             }
-            return;
+            Instance::OtherService => return,
         };
-        let key = e.node_key;
-        if cx
-            .timeline
-            .service_of_key(key)
-            .is_some_and(|s| s != Component::Recon)
-        {
-            return;
-        }
         if !self.reads(e.kind) && life.is_none() {
             return;
         }

@@ -7,7 +7,7 @@
 //! `ApplyEntry(s)` (a finalize step), `FenceDatanode(s, d)`.
 
 use super::lifecycle::LifeStep;
-use super::{invariant, About, Ctx, Invariant, Knowledge, Model, Spec, Violation};
+use super::{invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Spec, Violation};
 use crate::event::Event;
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
@@ -160,17 +160,17 @@ impl Model for ScmFinalization {
         life: Option<LifeStep>,
         out: &mut Vec<Violation>,
     ) {
-        let Some(node) = e.node.as_ref() else {
-            if self.reads(e.kind) && e.kind != EventKind::VersionManagerInitialized {
-                self.knowledge.unknown("some SCM lines name no node (single-JVM output without node ids in thread names)");
+        // Datanodes, OM and Recon log the same version-manager lines: only nodes known to be SCMs count.
+        let (node, key) = match cx.instance(e, Component::Scm, false) {
+            Instance::Of(node, key) => (node, key),
+            Instance::NoNode => {
+                if self.reads(e.kind) && e.kind != EventKind::VersionManagerInitialized {
+                    self.knowledge.unknown("some SCM lines name no node (single-JVM output without node ids in thread names)");
+                }
+                return;
             }
-            return;
+            Instance::OtherService => return,
         };
-        let key = e.node_key;
-        // Datanodes, OM and Recon log the same version-manager lines; only SCMs are modelled.
-        if cx.timeline.service_of_key(key) != Some(Component::Scm) {
-            return;
-        }
         if self.reads(e.kind) {
             self.knowledge.events += 1;
         }

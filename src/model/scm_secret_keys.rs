@@ -7,7 +7,7 @@
 //! shutdown before it, `ReplicateKeys(s)`/`BecomeLeader(s)` = the key sets applied.
 
 use super::lifecycle::LifeStep;
-use super::{invariant, About, Ctx, Invariant, Knowledge, Model, Spec, Violation};
+use super::{invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Spec, Violation};
 use crate::event::Event;
 use crate::time::Timestamp;
 use crate::value::{SecretKeyInfo, Value};
@@ -250,20 +250,16 @@ impl Model for ScmSecretKeys {
         life: Option<LifeStep>,
         out: &mut Vec<Violation>,
     ) {
-        let Some(node) = e.node.as_ref() else {
-            if self.reads(e.kind) {
-                self.knowledge.unknown("some SCM lines name no node (single-JVM output without node ids in thread names)");
+        let (node, key) = match cx.instance(e, Component::Scm, true) {
+            Instance::Of(node, key) => (node, key),
+            Instance::NoNode => {
+                if self.reads(e.kind) {
+                    self.knowledge.unknown("some SCM lines name no node (single-JVM output without node ids in thread names)");
+                }
+                return;
             }
-            return;
+            Instance::OtherService => return,
         };
-        let key = e.node_key;
-        if cx
-            .timeline
-            .service_of_key(key)
-            .is_some_and(|s| s != Component::Scm)
-        {
-            return;
-        }
         if self.reads(e.kind) {
             self.knowledge.events += 1;
         }
