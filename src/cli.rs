@@ -53,6 +53,10 @@ pub enum Command {
         /// Clock skew tolerated between nodes, in milliseconds.
         #[arg(long, value_name = "MS", default_value_t = crate::timeline::DEFAULT_MAX_SKEW_MS as u64)]
         max_skew: u64,
+        /// The logs' offset from UTC, e.g. `+02:00` or `-05:00` (log4j prints local time; secret key expiry
+        /// is in UTC). Without it, keys that expire within 14 hours of a line are not judged.
+        #[arg(long, value_name = "±HH:MM", value_parser = parse_utc_offset, allow_hyphen_values = true)]
+        log_utc_offset: Option<i64>,
     },
     /// Load and check the grammar (embedded rules plus --grammar directories) and list its rules.
     Grammar {
@@ -178,7 +182,8 @@ pub fn run(cli: Cli) -> Result<i32, Report> {
             all,
             models,
             max_skew,
-        } => cmd_check(&inputs, format, all, &models, max_skew),
+            log_utc_offset,
+        } => cmd_check(&inputs, format, all, &models, max_skew, log_utc_offset),
     }
 }
 
@@ -214,6 +219,31 @@ pub fn prepare(args: &InputArgs) -> Result<Prepared, Report> {
             node: args.node.clone(),
         },
     })
+}
+
+/// `+02:00`, `-05:00`, `+0530`, `Z` → milliseconds east of UTC.
+fn parse_utc_offset(s: &str) -> Result<i64, String> {
+    if s == "Z" || s == "UTC" {
+        return Ok(0);
+    }
+    let bad = || format!("`{s}` is not a UTC offset like +02:00 or -05:00");
+    let (sign, rest) = match s.as_bytes().first() {
+        Some(b'+') => (1, &s[1..]),
+        Some(b'-') => (-1, &s[1..]),
+        _ => return Err(bad()),
+    };
+    let digits: String = rest.chars().filter(|c| *c != ':').collect();
+    if digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let (h, m): (i64, i64) = (
+        digits[..2].parse().map_err(|_| bad())?,
+        digits[2..].parse().map_err(|_| bad())?,
+    );
+    if h > 14 || m > 59 {
+        return Err(bad());
+    }
+    Ok(sign * (h * 3_600_000 + m * 60_000))
 }
 
 /// Makes log text safe to print on a terminal: control characters and escape sequences are shown escaped.
@@ -420,6 +450,7 @@ fn cmd_check(
     all: bool,
     models: &[String],
     max_skew: u64,
+    log_utc_offset: Option<i64>,
 ) -> Result<i32, Report> {
     use crate::model::Verdict;
     use std::io::IsTerminal;
@@ -446,6 +477,8 @@ fn cmd_check(
     for s in &timeline.inputs {
         had_errors |= report_input_errors(s);
     }
+    let mut timeline = timeline;
+    timeline.utc_offset_ms = log_utc_offset;
     let reports = crate::check::replay(&timeline, models);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
@@ -530,4 +563,25 @@ fn cmd_grammar(dirs: &[PathBuf]) -> Result<i32, Report> {
     )
     .map_err(out_err)?;
     Ok(EXIT_OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_offsets() {
+        assert_eq!(parse_utc_offset("+02:00"), Ok(7_200_000));
+        assert_eq!(parse_utc_offset("-05:00"), Ok(-18_000_000));
+        assert_eq!(parse_utc_offset("+0530"), Ok(19_800_000));
+        assert_eq!(parse_utc_offset("Z"), Ok(0));
+        assert!(parse_utc_offset("02:00").is_err());
+        assert!(parse_utc_offset("+15:00").is_err());
+        assert!(parse_utc_offset("+2").is_err());
+    }
+
+    #[test]
+    fn sanitize_escapes_control_characters() {
+        assert_eq!(sanitize("a\x1b[31mred\u{7}\tz"), "a\\u{1b}[31mred\\u{7}\tz");
+    }
 }

@@ -41,6 +41,8 @@ pub struct Timeline {
     pub max_skew_ms: i64,
     /// Causal edges that contradict the clocks by more than the tolerance: (earlier, later) event indices.
     pub skew_warnings: Vec<(usize, usize)>,
+    /// The logs' offset from UTC (`--log-utc-offset`), where known: log4j prints local time.
+    pub utc_offset_ms: Option<i64>,
     /// Nodes whose logs begin with their start (a banner, an in-JVM start, or SCM construction): their
     /// whole run is in view.
     pub started_in_view: std::collections::HashSet<Arc<str>>,
@@ -235,6 +237,7 @@ pub fn from_events(
         max_skew_ms,
         skew_warnings,
         started_in_view,
+        utc_offset_ms: None,
     }
 }
 

@@ -41,6 +41,9 @@ const ABOUT: About = About {
     nothing_checked: "no snapshot install with secret keys (`Got secret keys from leaders [...]` then `Replaced DB with checkpoint`) and no unexpired key history in view; security may be off, or the logs start after those steps",
 };
 
+/// The largest offset of any time zone from UTC (+14:00), in milliseconds.
+const MAX_UTC_OFFSET_MS: i64 = 14 * 3_600_000;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Install {
     #[default]
@@ -68,6 +71,9 @@ struct KnownKey {
 
 #[derive(Default)]
 pub struct ScmSecretKeys {
+    /// The logs' UTC offset, read off a line that generates a key: the line's local time minus the key's
+    /// `creation at` instant, to the nearest quarter hour.
+    inferred_utc_offset: Option<i64>,
     nodes: HashMap<u32, ScmNode>,
     known: HashMap<String, KnownKey>,
     knowledge: Knowledge,
@@ -157,11 +163,32 @@ impl ScmSecretKeys {
                 .unknown("a key set was applied at a time the log does not date");
             return;
         };
+        // Log4j prints local time, Java prints expiry instants in UTC. Without the log's offset, a key is
+        // surely unexpired only if it outlives the line by more than any time zone's offset; a key dropped
+        // inside that window is unknown, never a violation.
+        let (now_utc, slack) = match cx.timeline.utc_offset_ms.or(self.inferred_utc_offset) {
+            Some(offset) => (now.millis - offset, 0),
+            None => (now.millis, MAX_UTC_OFFSET_MS),
+        };
+        let mut ambiguous = Vec::new();
         let required: Vec<(&String, &KnownKey)> = self
             .known
             .iter()
-            .filter(|(_, k)| k.expires.is_some_and(|x| x > now))
+            .filter(|(id, k)| match k.expires {
+                Some(x) if x.millis > now_utc + slack => true,
+                Some(x) if x.millis > now_utc - slack && !keys.iter().any(|key| &key.id == *id) => {
+                    ambiguous.push((*id).clone());
+                    false
+                }
+                _ => false,
+            })
             .collect();
+        if !ambiguous.is_empty() {
+            self.knowledge.unknown(format!(
+                "SCM {node} applied a key set without key(s) {} that expire within a time-zone offset of that line; pass --log-utc-offset to decide (no key generation line in view to read it from)",
+                ambiguous.join(", ")
+            ));
+        }
         if required.is_empty() {
             return; // nothing known to keep: a vacuous check
         }
@@ -318,6 +345,25 @@ impl Model for ScmSecretKeys {
                 self.knowledge.checks += 1; // SaveKeys(s): the key file covers the DB again
             }
             _ => {}
+        }
+        if matches!(
+            e.kind,
+            EventKind::SecretKeyGenerated | EventKind::SecretKeyRotated
+        ) && self.inferred_utc_offset.is_none()
+        {
+            if let (Some(Value::SecretKey(k)), Some(t)) =
+                (e.field("key"), e.time.filter(|t| t.has_date))
+            {
+                if let Some(created) = k.created {
+                    const QUARTER_HOUR: i64 = 15 * 60_000;
+                    let offset = ((t.millis - created.millis) as f64 / QUARTER_HOUR as f64).round()
+                        as i64
+                        * QUARTER_HOUR;
+                    if offset.abs() <= MAX_UTC_OFFSET_MS {
+                        self.inferred_utc_offset = Some(offset);
+                    }
+                }
+            }
         }
         if let Some(keys) = key_list(e) {
             // BecomeLeader(s) with empty memory: the keys it starts from can only be judged against a key
@@ -583,8 +629,7 @@ mod tests {
 
     #[test]
     fn dropping_an_expired_key_is_no_violation() {
-        let (_, r) = run(
-            "scm-secret-keys",
+        let inputs = || {
             vec![daemon(
                 "scm",
                 "scm1",
@@ -592,12 +637,73 @@ mod tests {
                     updated("scm1", 0, &[("K1", 5_000), ("K2", 2 * DAY)]),
                     updated("scm1", 10_000, &[("K2", 2 * DAY), ("K3", 3 * DAY)]),
                 ],
-            )],
-        );
+            )]
+        };
+        // With the logs' UTC offset known, K1 has expired when it is dropped.
+        let mut tl = crate::model::testkit::timeline(inputs());
+        tl.utc_offset_ms = Some(0);
+        let r = crate::model::testkit::replay_one(&tl, "scm-secret-keys");
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         assert_eq!(r.verdict, Verdict::Conforms);
         // The first set was vacuous (nothing known), the second kept K2.
         assert_eq!(r.checks, 1);
+        // Without it, K1 expires within a time zone's offset of the line: unknown, never a violation.
+        let (_, r) = run("scm-secret-keys", inputs());
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        assert!(r.reason.as_deref().unwrap().contains("--log-utc-offset"));
+    }
+
+    /// A cluster whose log clock runs 10 hours behind UTC: K1 has expired (in UTC) when the key set without
+    /// it is applied, though the log's local time is hours before K1's expiry instant. The offset is read off
+    /// the rotation line (its local time minus its key's `creation at`), so there is no false alarm.
+    #[test]
+    fn the_logs_utc_offset_is_read_off_a_key_generation_line() {
+        use crate::time::Timestamp;
+        use crate::value::{SecretKeyInfo, Value};
+        const HOUR: i64 = 3_600_000;
+        let utc = |h: i64| Timestamp {
+            millis: crate::model::testkit::at(0).millis + h * HOUR,
+            has_date: true,
+        };
+        let k = |id: &str, created: i64, expires: i64| SecretKeyInfo {
+            id: id.into(),
+            created: Some(utc(created)),
+            expires: Some(utc(expires)),
+        };
+        // `utc(h)` is an instant h hours after 10:00Z; `local(h)` the log time of that instant.
+        let local = |h: i64| (h + 5 - 10) * HOUR;
+        let events = vec![
+            ev(
+                SecretKeysUpdated,
+                "scm1",
+                local(2),
+                vec![("keys", Value::SecretKeys(vec![k("K1", -200, 9)]))],
+            ),
+            ev(
+                SecretKeyRotated,
+                "scm1",
+                local(4),
+                vec![("key", Value::SecretKey(k("K2", 9, 300)))],
+            ),
+            ev(
+                SecretKeysUpdated,
+                "scm1",
+                local(5),
+                vec![("keys", Value::SecretKeys(vec![k("K2", 9, 300)]))],
+            ),
+        ];
+        let (_, r) = run(
+            "scm-secret-keys",
+            vec![daemon("scm", "scm1", events.clone())],
+        );
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
+        // Told the wrong offset (UTC), K1 would still be unexpired at 05:00 and its drop a violation.
+        let mut tl = crate::model::testkit::timeline(vec![daemon("scm", "scm1", events)]);
+        tl.utc_offset_ms = Some(0);
+        let r = crate::model::testkit::replay_one(&tl, "scm-secret-keys");
+        assert_eq!(r.violations.len(), 1);
     }
 
     #[test]
