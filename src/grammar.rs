@@ -252,18 +252,6 @@ impl Grammar {
         }
         None
     }
-
-    /// The distinct logger class names the rules name, for prefilters and benchmarks.
-    pub fn logger_names(&self) -> Vec<&str> {
-        let mut v: Vec<&str> = self
-            .rules
-            .iter()
-            .flat_map(|r| r.loggers.iter().map(String::as_str))
-            .collect();
-        v.sort_unstable();
-        v.dedup();
-        v
-    }
 }
 
 /// Does `text` start with a template's literal prefix? A space in the template matches a run of spaces, as in

@@ -36,14 +36,6 @@ impl Source {
             Source::File(p) => p.file_name().map(|n| n.to_string_lossy().into_owned()),
         }
     }
-
-    /// Size on disk, for progress; unknown for stdin.
-    pub fn size_on_disk(&self) -> Option<u64> {
-        match self {
-            Source::Stdin => None,
-            Source::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
-        }
-    }
 }
 
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]

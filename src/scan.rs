@@ -41,14 +41,6 @@ pub enum UnparsedReason {
 }
 
 impl UnparsedReason {
-    /// Whether this is a known, harmless kind of line (the corpus test demands no unexplained ones).
-    pub fn is_explained(self) -> bool {
-        !matches!(
-            self,
-            UnparsedReason::BeforeFirstRecord | UnparsedReason::NoLayout
-        )
-    }
-
     fn classify(line: &[u8]) -> UnparsedReason {
         let t = line.trim_ascii();
         if t.is_empty() {
