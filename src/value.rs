@@ -2,6 +2,13 @@
 
 use crate::time::Timestamp;
 use crate::vocab::FieldType;
+use nom::branch::alt;
+use nom::bytes::complete::{tag, take_until};
+use nom::character::complete::{char, digit1};
+use nom::combinator::{map, map_res, opt};
+use nom::multi::separated_list0;
+use nom::sequence::{delimited, preceded, separated_pair};
+use nom::IResult;
 use serde_json::{json, Value as Json};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,16 +63,12 @@ impl Value {
             FieldType::I64 => Value::I64(s.parse().ok()?),
             FieldType::Word | FieldType::Text => Value::Str(s.to_string()),
             FieldType::TermIndex => {
-                // `(t:3, i:5120)`; Ratis prints `<INITIAL_VALUE>` before anything was applied.
+                // Ratis prints `<INITIAL_VALUE>` before anything was applied.
                 if s.starts_with('<') {
                     return Some(Value::TermIndex { term: 0, index: -1 });
                 }
-                let inner = s.strip_prefix("(t:")?.strip_suffix(')')?;
-                let (t, i) = inner.split_once(", i:")?;
-                Value::TermIndex {
-                    term: parse_ratis_long(t)?,
-                    index: parse_ratis_long(i)?,
-                }
+                let (term, index) = whole(term_index, s)?;
+                Value::TermIndex { term, index }
             }
             FieldType::TxInfo => {
                 let (t, i) = s.split_once('#')?;
@@ -81,19 +84,9 @@ impl Value {
                     number: rest.strip_suffix(')')?.parse().ok()?,
                 }
             }
-            FieldType::BlockId => parse_block_id(s)?,
-            FieldType::SecretKey => Value::SecretKey(parse_secret_key(s)?),
-            FieldType::SecretKeys => {
-                let inner = s.strip_prefix('[')?.strip_suffix(']')?.trim();
-                let mut keys = Vec::new();
-                let mut rest = inner;
-                while !rest.is_empty() {
-                    let end = rest.find(')')? + 1;
-                    keys.push(parse_secret_key(&rest[..end])?);
-                    rest = rest[end..].trim_start_matches(',').trim_start();
-                }
-                Value::SecretKeys(keys)
-            }
+            FieldType::BlockId => whole(block_id, s)?,
+            FieldType::SecretKey => Value::SecretKey(whole(secret_key, s.trim())?),
+            FieldType::SecretKeys => Value::SecretKeys(whole(secret_keys, s.trim())?),
             FieldType::Datanode => {
                 let split = s.find(['(', '{']).unwrap_or(s.len());
                 let uuid = s[..split].to_string();
@@ -202,56 +195,74 @@ fn key_json(k: &SecretKeyInfo) -> Json {
     })
 }
 
+// The structured renderings are parsed with nom: each parser mirrors one Java `toString()`.
+
+/// Runs a parser that must consume all of `s`.
+fn whole<'a, T>(mut parser: impl FnMut(&'a str) -> IResult<&'a str, T>, s: &'a str) -> Option<T> {
+    match parser(s) {
+        Ok(("", v)) => Some(v),
+        _ => None,
+    }
+}
+
 /// Ratis prints negative longs with `~` (e.g. `~1`).
-fn parse_ratis_long(s: &str) -> Option<i64> {
-    match s.strip_prefix('~') {
-        Some(rest) => rest.parse::<i64>().ok().map(|v| -v),
-        None => s.parse().ok(),
-    }
+fn ratis_long(s: &str) -> IResult<&str, i64> {
+    let (s, negative) = opt(char('~'))(s)?;
+    let (s, v) = map_res(digit1, str::parse::<i64>)(s)?;
+    Ok((s, if negative.is_some() { -v } else { v }))
 }
 
-fn parse_block_id(s: &str) -> Option<Value> {
-    let mut it = s.split_whitespace();
-    let mut container = None;
-    let mut local = None;
-    let mut bcs_id = None;
-    let mut replica_index = None;
-    while let Some(key) = it.next() {
-        let val = it.next()?;
-        match key {
-            "conID:" => container = val.parse().ok(),
-            "locID:" => local = val.parse().ok(),
-            "bcsId:" => bcs_id = val.parse().ok(),
-            "replicaIndex:" => replica_index = val.parse().ok(),
-            _ => return None,
-        }
-    }
-    Some(Value::BlockId {
-        container: container?,
-        local: local?,
-        bcs_id: bcs_id?,
-        replica_index,
-    })
+/// `(t:3, i:5120)` (Ratis `TermIndex`).
+fn term_index(s: &str) -> IResult<&str, (i64, i64)> {
+    delimited(
+        tag("(t:"),
+        separated_pair(ratis_long, tag(", i:"), ratis_long),
+        char(')'),
+    )(s)
 }
 
-fn parse_secret_key(s: &str) -> Option<SecretKeyInfo> {
-    let inner = s.trim().strip_prefix("SecretKey(")?.strip_suffix(')')?;
-    let mut id = None;
-    let (mut created, mut expires) = (None, None);
-    for part in inner.split(", ") {
-        if let Some(v) = part.strip_prefix("id = ") {
-            id = Some(v.to_string());
-        } else if let Some(v) = part.strip_prefix("creation at: ") {
-            created = Timestamp::parse_instant(v);
-        } else if let Some(v) = part.strip_prefix("expire at: ") {
-            expires = Timestamp::parse_instant(v);
-        }
-    }
-    Some(SecretKeyInfo {
-        id: id?,
-        created,
-        expires,
-    })
+fn u64_(s: &str) -> IResult<&str, u64> {
+    map_res(digit1, str::parse::<u64>)(s)
+}
+
+/// `conID: 1 locID: 113750153625600001 bcsId: 0 replicaIndex: null` (Ozone `BlockID`).
+fn block_id(s: &str) -> IResult<&str, Value> {
+    let (s, container) = preceded(tag("conID: "), u64_)(s)?;
+    let (s, local) = preceded(tag(" locID: "), u64_)(s)?;
+    let (s, bcs_id) = preceded(tag(" bcsId: "), u64_)(s)?;
+    let (s, replica) = opt(preceded(
+        tag(" replicaIndex: "),
+        alt((map(u64_, Some), map(tag("null"), |_| None))),
+    ))(s)?;
+    Ok((
+        s,
+        Value::BlockId {
+            container,
+            local,
+            bcs_id,
+            replica_index: replica.flatten(),
+        },
+    ))
+}
+
+/// `SecretKey(id = <uuid>, creation at: <instant>, expire at: <instant>)` (`ManagedSecretKey`).
+fn secret_key(s: &str) -> IResult<&str, SecretKeyInfo> {
+    let (s, id) = preceded(tag("SecretKey(id = "), take_until(", creation at: "))(s)?;
+    let (s, created) = preceded(tag(", creation at: "), take_until(", expire at: "))(s)?;
+    let (s, expires) = delimited(tag(", expire at: "), take_until(")"), char(')'))(s)?;
+    Ok((
+        s,
+        SecretKeyInfo {
+            id: id.to_string(),
+            created: Timestamp::parse_instant(created),
+            expires: Timestamp::parse_instant(expires),
+        },
+    ))
+}
+
+/// `[SecretKey(...), SecretKey(...)]` (a Java `List`).
+fn secret_keys(s: &str) -> IResult<&str, Vec<SecretKeyInfo>> {
+    delimited(char('['), separated_list0(tag(", "), secret_key), char(']'))(s)
 }
 
 fn debug_field(s: &str, key: &str) -> Option<String> {
