@@ -259,15 +259,21 @@ pub fn sanitize(text: &str) -> String {
     out
 }
 
+/// `--verbose`: one line on stderr per line that belongs to no record, with its location.
+fn print_unparsed(path: &str, u: &UnparsedLine) {
+    eprintln!(
+        "{}:{}: unparsed ({}): {}",
+        sanitize(path),
+        u.line,
+        reason_name(u),
+        sanitize(&u.text)
+    );
+}
+
 fn report_unparsed(verbose: bool, path: &str) -> impl FnMut(&UnparsedLine) + '_ {
     move |u: &UnparsedLine| {
         if verbose {
-            eprintln!(
-                "{path}:{}: unparsed ({}): {}",
-                u.line,
-                reason_name(u),
-                sanitize(&u.text)
-            );
+            print_unparsed(path, u);
         }
     }
 }
@@ -462,13 +468,7 @@ fn cmd_check(
     let verbose = args.verbose;
     let on_unparsed = move |path: &str, u: &UnparsedLine| {
         if verbose {
-            eprintln!(
-                "{}:{}: unparsed ({}): {}",
-                sanitize(path),
-                u.line,
-                reason_name(u),
-                sanitize(&u.text)
-            );
+            print_unparsed(path, u);
         }
     };
     let timeline =

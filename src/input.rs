@@ -176,6 +176,17 @@ pub struct Block {
 /// What the reader thread sends: a sequence number, then a block or the read error that ended the input.
 pub type BlockMessage = (u64, Result<Block, (u64, io::Error)>);
 
+fn block(seq: u64, offset: u64, bytes: Vec<u8>, continues_line: bool) -> BlockMessage {
+    (
+        seq,
+        Ok(Block {
+            offset,
+            bytes,
+            continues_line,
+        }),
+    )
+}
+
 /// Reads `reader` on a background thread into newline-aligned blocks. Before each block the reader takes a
 /// buffer from the returned sender's channel, so at most `in_flight` blocks exist until the consumer hands
 /// buffers back: memory stays bounded whatever the input size, and buffers are reused rather than
@@ -224,14 +235,7 @@ pub fn spawn_block_reader(
                         // Deliver what was read before the error, then the error.
                         if !buf.is_empty() {
                             let len = buf.len() as u64;
-                            let _ = tx.send((
-                                seq,
-                                Ok(Block {
-                                    offset,
-                                    bytes: buf,
-                                    continues_line,
-                                }),
-                            ));
+                            let _ = tx.send(block(seq, offset, buf, continues_line));
                             seq += 1;
                             offset += len;
                         }
@@ -242,14 +246,7 @@ pub fn spawn_block_reader(
             }
             if eof {
                 if !buf.is_empty() {
-                    let _ = tx.send((
-                        seq,
-                        Ok(Block {
-                            offset,
-                            bytes: buf,
-                            continues_line,
-                        }),
-                    ));
+                    let _ = tx.send(block(seq, offset, buf, continues_line));
                 }
                 return;
             }
@@ -261,17 +258,7 @@ pub fn spawn_block_reader(
             buf.truncate(cut);
             let next_continues = !buf.ends_with(b"\n");
             let len = buf.len() as u64;
-            if tx
-                .send((
-                    seq,
-                    Ok(Block {
-                        offset,
-                        bytes: buf,
-                        continues_line,
-                    }),
-                ))
-                .is_err()
-            {
+            if tx.send(block(seq, offset, buf, continues_line)).is_err() {
                 return;
             }
             seq += 1;

@@ -237,10 +237,7 @@ impl ScmSecretKeys {
             ),
             related: dropped
                 .iter()
-                .map(|(id, k)| {
-                    let _ = cx;
-                    (k.last_seen, format!("key {id} last seen here, unexpired"))
-                })
+                .map(|(id, k)| (k.last_seen, format!("key {id} last seen here, unexpired")))
                 .collect(),
             ambiguous_order: None,
         });
