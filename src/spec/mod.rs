@@ -1,0 +1,69 @@
+//! Executable mirrors of the TLA+ specs in `traces/<model>/`: the same variables, actions (crash and restart
+//! among them) and invariants, under the same names, stepping the full spec state.
+//!
+//! The log models in [`crate::model`] judge logs with three-valued knowledge; these mirrors are exact: `init`
+//! and `next` enumerate what the spec's `Init` and `Next` allow, so a breadth-first search over a mirror finds
+//! the very state counts TLC reports, a TLC trace replays through it step by step, and a behaviour built from
+//! logs is a behaviour of the spec.
+
+pub mod constants;
+pub mod dn_finalize_block;
+pub mod recon_om_sync;
+pub mod scm_finalization;
+pub mod scm_secret_keys;
+
+use crate::tla::value::TlaValue;
+use std::collections::BTreeMap;
+
+/// Constant assignments, as a TLC config gives them (`Nodes = {s1, s2}` makes a set of model values).
+pub type Constants = BTreeMap<String, TlaValue>;
+
+/// One successor of a state: the action that leads there, its parameters in the order the spec declares
+/// them (`BecomeLeader(s)` has `[s]`), and the new state.
+#[derive(Debug, Clone)]
+pub struct Step<S> {
+    pub action: &'static str,
+    pub params: Vec<TlaValue>,
+    pub next: S,
+}
+
+/// A TLA+ spec, mirrored in Rust.
+pub trait Mirror: Sized + Sync {
+    /// The spec's state: every variable of the module's `vars` tuple.
+    type State: Clone + Eq + std::hash::Hash + std::fmt::Debug + Send + Sync;
+
+    /// The model's name as `--model` takes it, e.g. `scm-secret-keys`.
+    const MODEL: &'static str;
+    /// The TLA+ module, e.g. `ScmSecretKeys`.
+    const MODULE: &'static str;
+    /// The variables in the order of the module's `vars` tuple.
+    const VARIABLES: &'static [&'static str];
+    /// The actions `Next` is the disjunction of, as the module names them.
+    const ACTIONS: &'static [&'static str];
+    /// The invariants the shipped configs check, `TypeOK` first.
+    const INVARIANTS: &'static [&'static str];
+    /// The boolean constant that models the seed's patch (`FALSE` in the bug config, `TRUE` in the fixed one).
+    const PATCH_CONSTANT: &'static str;
+
+    /// The mirror under these constants; an error names a missing or ill-typed constant.
+    fn new(constants: &Constants) -> Result<Self, String>;
+    /// Every initial state `Init` allows.
+    fn init(&self) -> Vec<Self::State>;
+    /// Every successor `Next` allows, one per action instance (actions that are not enabled give none).
+    fn next(&self, state: &Self::State) -> Vec<Step<Self::State>>;
+    /// Does the invariant (one of [`Mirror::INVARIANTS`]) hold in this state?
+    fn holds(&self, invariant: &str, state: &Self::State) -> bool;
+    /// The state as TLA+ values, one per variable, in [`Mirror::VARIABLES`] order.
+    fn to_tla(&self, state: &Self::State) -> Vec<TlaValue>;
+    /// The state these TLA+ values describe (variables in [`Mirror::VARIABLES`] order); an error names the
+    /// first variable whose value is outside the spec's types.
+    fn from_tla(&self, values: &[TlaValue]) -> Result<Self::State, String>;
+
+    /// The first invariant of [`Mirror::INVARIANTS`] this state violates.
+    fn first_violated(&self, state: &Self::State) -> Option<&'static str> {
+        Self::INVARIANTS
+            .iter()
+            .copied()
+            .find(|inv| !self.holds(inv, state))
+    }
+}

@@ -1,0 +1,1 @@
+//! Placeholder: the mirror is being written.
