@@ -8,7 +8,9 @@
 
 pub mod constants;
 pub mod dn_finalize_block;
+pub mod export;
 pub mod recon_om_sync;
+pub mod replay;
 pub mod scm_finalization;
 pub mod scm_secret_keys;
 

@@ -1,0 +1,361 @@
+//! Logs → TLA+ behaviour: the spec actions the logs witness, filled in with the steps no log line shows, as a
+//! behaviour of the mirror; written as ITF or as a TLA+ module that TLC checks against the spec itself.
+//!
+//! Each witnessed action must be a step of the spec from where the behaviour is. Where it is not enabled yet,
+//! the shortest run of *unlogged* actions (the model's `hidden` list: crashes, expiries, purges, ...) that
+//! enables it is inserted and marked inferred; before the first witnessed step any action may be inferred,
+//! since the logs may start after the cluster did. A witnessed step no such search can reach is the export's
+//! finding: the logs show a step the spec does not allow there.
+
+use super::replay::action_text;
+use super::{Constants, Mirror};
+use crate::tla::trace::{ActionLabel, Trace, TraceFormat, TraceState};
+use crate::tla::value::TlaValue;
+use miette::SourceSpan;
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
+use std::fmt::Write as _;
+
+/// A spec action the logs show: the timeline event that witnesses it, the action and its parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Witness {
+    pub event: usize,
+    pub action: &'static str,
+    pub params: Vec<TlaValue>,
+}
+
+/// What a model reads off a timeline for export.
+#[derive(Debug, Clone, Default)]
+pub struct Witnessed {
+    pub witnesses: Vec<Witness>,
+    /// Every constant but the patch flag, sized to what the logs show (nodes named after the logs' nodes).
+    pub constants: Constants,
+    /// Actions no log line witnesses, which the export may insert between witnessed steps.
+    pub hidden: &'static [&'static str],
+    /// How log names became model values, and anything else a reader of the export should know.
+    pub notes: Vec<String>,
+}
+
+/// One step of a built behaviour.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BehaviourStep {
+    pub action: &'static str,
+    pub params: Vec<TlaValue>,
+    /// The witnessing event, or `None` for a step inferred to enable the next witnessed one.
+    pub event: Option<usize>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Behaviour<S> {
+    /// `states[0]` is initial; `states[i + 1]` follows `steps[i]`.
+    pub states: Vec<S>,
+    pub steps: Vec<BehaviourStep>,
+    /// The first invariant violated, and the index into `states` where.
+    pub violated: Option<(&'static str, usize)>,
+}
+
+/// Why a behaviour could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stuck {
+    /// Index into the witnesses.
+    pub witness: usize,
+    pub event: usize,
+    pub action: String,
+    /// States searched for a way to enable it.
+    pub searched: usize,
+}
+
+/// How many states the search for unlogged steps may visit before it gives up on one witnessed step.
+pub const SEARCH_LIMIT: usize = 200_000;
+
+/// The shortest run of steps from `from` that ends with `goal`, every earlier step's action in `hidden`
+/// (any action when `hidden` is `None`).
+fn enable<M: Mirror>(
+    mirror: &M,
+    from: &M::State,
+    goal: &Witness,
+    hidden: Option<&[&'static str]>,
+) -> Result<Vec<(BehaviourStep, M::State)>, usize> {
+    let may_infer = |a: &str| hidden.is_none_or(|h| h.contains(&a));
+    // Breadth-first over states; parents remember how each was reached.
+    let mut parent: FxHashMap<M::State, Option<(M::State, &'static str, Vec<TlaValue>)>> =
+        FxHashMap::default();
+    parent.insert(from.clone(), None);
+    let mut queue = VecDeque::from([from.clone()]);
+    while let Some(state) = queue.pop_front() {
+        for step in mirror.next(&state) {
+            if step.action == goal.action && step.params == goal.params {
+                let mut path = vec![(
+                    BehaviourStep {
+                        action: step.action,
+                        params: step.params,
+                        event: Some(goal.event),
+                    },
+                    step.next,
+                )];
+                let mut at = state;
+                while let Some(Some((prev, action, params))) = parent.get(&at).cloned() {
+                    path.push((
+                        BehaviourStep {
+                            action,
+                            params,
+                            event: None,
+                        },
+                        at,
+                    ));
+                    at = prev;
+                }
+                path.reverse();
+                return Ok(path);
+            }
+            if may_infer(step.action) && !parent.contains_key(&step.next) {
+                if parent.len() >= SEARCH_LIMIT {
+                    return Err(parent.len());
+                }
+                parent.insert(
+                    step.next.clone(),
+                    Some((state.clone(), step.action, step.params.clone())),
+                );
+                queue.push_back(step.next);
+            }
+        }
+    }
+    Err(parent.len())
+}
+
+/// Builds the behaviour the witnesses describe, from the mirror's first initial state.
+pub fn build<M: Mirror>(mirror: &M, witnessed: &Witnessed) -> Result<Behaviour<M::State>, Stuck> {
+    let init = mirror
+        .init()
+        .into_iter()
+        .next()
+        .expect("every shipped spec has an initial state");
+    let mut violated = mirror.first_violated(&init).map(|inv| (inv, 0));
+    let mut states = vec![init];
+    let mut steps = Vec::new();
+    for (i, w) in witnessed.witnesses.iter().enumerate() {
+        let current = states.last().expect("at least the initial state");
+        let hidden = (i > 0).then_some(witnessed.hidden);
+        let path = enable(mirror, current, w, hidden).map_err(|searched| Stuck {
+            witness: i,
+            event: w.event,
+            action: action_text(w.action, &w.params),
+            searched,
+        })?;
+        for (step, state) in path {
+            if violated.is_none() {
+                violated = mirror.first_violated(&state).map(|inv| (inv, states.len()));
+            }
+            steps.push(step);
+            states.push(state);
+        }
+    }
+    Ok(Behaviour {
+        states,
+        steps,
+        violated,
+    })
+}
+
+/// Builds under the bug constants first, then under the patched ones: the logs may come from either
+/// version. Returns the patch flag's value that worked, or the stuck point of the bug constants.
+pub fn build_either<M: Mirror>(
+    witnessed: &Witnessed,
+) -> Result<(bool, Constants, Behaviour<M::State>), Stuck> {
+    let mut first_stuck = None;
+    for patched in [false, true] {
+        let mut constants = witnessed.constants.clone();
+        constants.insert(M::PATCH_CONSTANT.to_string(), TlaValue::Bool(patched));
+        let mirror = match M::new(&constants) {
+            Ok(m) => m,
+            Err(e) => panic!("the model's witness constants are complete: {e}"),
+        };
+        match build(&mirror, witnessed) {
+            Ok(b) => return Ok((patched, constants, b)),
+            Err(s) => {
+                first_stuck.get_or_insert(s);
+            }
+        }
+    }
+    Err(first_stuck.expect("tried at least once"))
+}
+
+/// The behaviour as a trace: one state per step, each labelled with its action and, in the notes, whether
+/// a log line witnessed it.
+pub fn to_trace<M: Mirror>(
+    mirror: &M,
+    behaviour: &Behaviour<M::State>,
+    describe_event: impl Fn(usize) -> String,
+) -> Trace {
+    let empty = SourceSpan::from(0..0);
+    let states = behaviour
+        .states
+        .iter()
+        .enumerate()
+        .map(|(i, s)| TraceState {
+            number: i + 1,
+            action: (i > 0).then(|| ActionLabel {
+                name: behaviour.steps[i - 1].action.to_string(),
+                module: Some(M::MODULE.to_string()),
+                line: None,
+            }),
+            vars: M::VARIABLES
+                .iter()
+                .zip(mirror.to_tla(s))
+                .map(|(n, v)| (n.to_string(), v, empty))
+                .collect(),
+            span: empty,
+        })
+        .collect();
+    let notes = behaviour
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            let what = action_text(step.action, &step.params);
+            match step.event {
+                Some(e) => format!(
+                    "state {}: {what}, witnessed by {}",
+                    i + 2,
+                    describe_event(e)
+                ),
+                None => format!("state {}: {what}, inferred (no log line shows it)", i + 2),
+            }
+        })
+        .collect();
+    Trace {
+        format: TraceFormat::Itf,
+        module: Some(M::MODULE.to_string()),
+        violation: None,
+        states,
+        back_to_state: None,
+        stuttering: false,
+        notes,
+    }
+}
+
+/// The name of the trace-validation module written for spec `module`.
+pub fn trace_module_name(module: &str) -> String {
+    format!("{module}Trace")
+}
+
+/// A TLA+ module that extends the spec and admits exactly the behaviours whose states are the trace's, one
+/// `Next` step at a time: TLC accepts the trace when it runs to the end with no error, and reports the state
+/// where it leaves the spec as a deadlock (no `Next` step reaches the trace's next state) or where an
+/// invariant fails.
+pub fn to_tla_module<M: Mirror>(trace: &Trace) -> String {
+    let name = trace_module_name(M::MODULE);
+    let mut m = String::new();
+    let _ = writeln!(m, "---- MODULE {name} ----");
+    let _ = writeln!(
+        m,
+        "\\* Generated by ozone-conform: a behaviour read from logs, checked against {} by TLC.",
+        M::MODULE
+    );
+    let _ = writeln!(
+        m,
+        "\\* Run: java -cp tla2tools.jar tlc2.TLC -config {name}.cfg {name}.tla"
+    );
+    let _ = writeln!(m, "EXTENDS {}, Naturals, Sequences\n", M::MODULE);
+    let _ = writeln!(m, "\\* How each state was reached:");
+    for note in &trace.notes {
+        let _ = writeln!(m, "\\*   {}", note.replace(['\n', '\r'], " "));
+    }
+    let _ = writeln!(
+        m,
+        "\nVARIABLE l  \\* the trace position TLC has matched so far\n"
+    );
+    let _ = writeln!(m, "Trace == <<");
+    for (i, st) in trace.states.iter().enumerate() {
+        let fields: Vec<String> = st
+            .vars
+            .iter()
+            .map(|(n, v, _)| format!("{n} |-> {v}"))
+            .collect();
+        let sep = if i + 1 < trace.states.len() { "," } else { "" };
+        let _ = writeln!(m, "  [{}]{sep}", fields.join(", "));
+    }
+    let _ = writeln!(m, ">>\n");
+    let now: Vec<String> = M::VARIABLES
+        .iter()
+        .map(|v| format!("{v} = Trace[i].{v}"))
+        .collect();
+    let then: Vec<String> = M::VARIABLES
+        .iter()
+        .map(|v| format!("{v}' = Trace[i].{v}"))
+        .collect();
+    let _ = writeln!(m, "IsState(i) == {}", now.join(" /\\ "));
+    let _ = writeln!(m, "IsNextState(i) == {}\n", then.join(" /\\ "));
+    let _ = writeln!(m, "TraceInit == Init /\\ l = 1 /\\ IsState(1)\n");
+    let _ = writeln!(m, "TraceNext ==");
+    let _ = writeln!(m, "    \\/ /\\ l < Len(Trace)");
+    let _ = writeln!(m, "       /\\ Next");
+    let _ = writeln!(m, "       /\\ IsNextState(l + 1)");
+    let _ = writeln!(m, "       /\\ l' = l + 1");
+    let _ = writeln!(
+        m,
+        "    \\* At the end of the trace, stutter: a deadlock before it means a mismatch."
+    );
+    let _ = writeln!(m, "    \\/ /\\ l = Len(Trace)");
+    let _ = writeln!(m, "       /\\ UNCHANGED <<vars, l>>\n");
+    let _ = writeln!(m, "TraceSpec == TraceInit /\\ [][TraceNext]_<<vars, l>>");
+    let _ = writeln!(m, "====");
+    m
+}
+
+/// The TLC config for [`to_tla_module`]: the constants the behaviour was built with, the spec's invariants,
+/// deadlock checking on.
+pub fn to_tla_cfg<M: Mirror>(constants: &Constants) -> String {
+    let mut c = String::new();
+    let _ = writeln!(
+        c,
+        "\\* Generated by ozone-conform for {}.",
+        trace_module_name(M::MODULE)
+    );
+    let _ = writeln!(c, "INIT TraceInit\nNEXT TraceNext\nCONSTANTS");
+    for (name, value) in constants {
+        let _ = writeln!(c, "    {name} = {}", cfg_value(value));
+    }
+    let _ = writeln!(c, "INVARIANTS");
+    for inv in M::INVARIANTS {
+        let _ = writeln!(c, "    {inv}");
+    }
+    let _ = writeln!(c, "CHECK_DEADLOCK TRUE");
+    c
+}
+
+/// Model values are written bare in a config (`Nodes = {s1, s2}`); a lone model value is assigned itself.
+fn cfg_value(v: &TlaValue) -> String {
+    v.to_string()
+}
+
+/// A TLA+ identifier for a node name from the logs (`scm-1.example.com` → `scm_1_example_com`), so that it
+/// can be a model value.
+pub fn model_value_for(node: &str) -> TlaValue {
+    let mut id: String = node
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if !id.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        id.insert_str(0, "n_");
+    }
+    TlaValue::model(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_names_become_tla_identifiers() {
+        assert_eq!(model_value_for("scm1"), TlaValue::model("scm1"));
+        assert_eq!(
+            model_value_for("scm-1.example.com"),
+            TlaValue::model("scm_1_example_com")
+        );
+        assert_eq!(
+            model_value_for("172.18.0.4"),
+            TlaValue::model("n_172_18_0_4")
+        );
+    }
+}

@@ -1,0 +1,336 @@
+//! Replaying a TLA+ trace through a spec mirror, state by state.
+//!
+//! The first state must be one `Init` allows; each later state must be a successor the mirror's `Next` gives,
+//! by the action the trace names where it names one, else by whichever action produces exactly that state.
+//! After each state the mirror checks its invariants, and the verdict is compared with the trace's own.
+
+use super::{Constants, Mirror};
+use crate::tla::trace::{Trace, ViolationKind};
+use crate::tla::value::TlaValue;
+use miette::SourceSpan;
+
+/// Where and how a trace and the mirror part ways.
+#[derive(Debug, Clone)]
+pub struct Divergence {
+    /// 0-based index into the trace's states.
+    pub state: usize,
+    /// The state's number as the trace prints it.
+    pub number: usize,
+    pub what: String,
+    /// The variable that differs, with the trace's and the mirror's value, where one does.
+    pub variable: Option<VariableDiff>,
+    /// Bytes in the trace file to point at.
+    pub span: SourceSpan,
+}
+
+#[derive(Debug, Clone)]
+pub struct VariableDiff {
+    pub name: String,
+    pub in_trace: TlaValue,
+    pub in_mirror: TlaValue,
+}
+
+/// The result of a replay that went through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Agreement {
+    pub states: usize,
+    /// The action each step took in the mirror, with its parameters, e.g. `BecomeLeader(s1)`.
+    pub actions: Vec<String>,
+    /// The first invariant violated and the 1-based state where both the trace and the mirror see it.
+    pub violated: Option<(String, usize)>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    Conforms(Agreement),
+    Diverges(Divergence),
+}
+
+/// The trace's variables in the mirror's order, or the divergence that says which are missing or extra.
+fn values_in_mirror_order<M: Mirror>(
+    trace: &Trace,
+    index: usize,
+) -> Result<Vec<TlaValue>, Divergence> {
+    let state = &trace.states[index];
+    let diverge = |what: String| Divergence {
+        state: index,
+        number: state.number,
+        what,
+        variable: None,
+        span: state.span,
+    };
+    if let Some((extra, _, _)) = state
+        .vars
+        .iter()
+        .find(|(n, _, _)| !M::VARIABLES.contains(&n.as_str()))
+    {
+        return Err(diverge(format!(
+            "the trace has a variable `{extra}` that module {} does not declare",
+            M::MODULE
+        )));
+    }
+    M::VARIABLES
+        .iter()
+        .map(|name| {
+            trace.var(index, name).cloned().ok_or_else(|| {
+                diverge(format!(
+                    "the trace has no value for `{name}`, a variable of module {}",
+                    M::MODULE
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The first variable (in `vars` order) where the mirror's values differ from the trace's, with the span of
+/// the trace's value.
+fn first_difference<M: Mirror>(
+    trace: &Trace,
+    index: usize,
+    want: &[TlaValue],
+    got: &[TlaValue],
+) -> Option<(VariableDiff, SourceSpan)> {
+    let i = want.iter().zip(got).position(|(w, g)| w != g)?;
+    let name = M::VARIABLES[i];
+    let span = trace.states[index]
+        .vars
+        .iter()
+        .find(|(n, _, _)| n == name)
+        .map(|(_, _, s)| *s)
+        .unwrap_or(trace.states[index].span);
+    Some((
+        VariableDiff {
+            name: name.to_string(),
+            in_trace: want[i].clone(),
+            in_mirror: got[i].clone(),
+        },
+        span,
+    ))
+}
+
+fn count_differences(a: &[TlaValue], b: &[TlaValue]) -> usize {
+    a.iter().zip(b).filter(|(x, y)| x != y).count()
+}
+
+/// `Action(p1, p2)` as TLA+ writes an action instance.
+pub fn action_text(action: &str, params: &[TlaValue]) -> String {
+    if params.is_empty() {
+        action.to_string()
+    } else {
+        let p: Vec<String> = params.iter().map(ToString::to_string).collect();
+        format!("{action}({})", p.join(", "))
+    }
+}
+
+/// Replays `trace` through the mirror built from `constants`.
+pub fn replay<M: Mirror>(constants: &Constants, trace: &Trace) -> Result<Outcome, String> {
+    let mirror = M::new(constants)?;
+    Ok(replay_with(&mirror, trace))
+}
+
+pub fn replay_with<M: Mirror>(mirror: &M, trace: &Trace) -> Outcome {
+    match walk(mirror, trace) {
+        Ok(a) => Outcome::Conforms(a),
+        Err(d) => Outcome::Diverges(d),
+    }
+}
+
+fn walk<M: Mirror>(mirror: &M, trace: &Trace) -> Result<Agreement, Divergence> {
+    let Some(first) = trace.states.first() else {
+        return Err(Divergence {
+            state: 0,
+            number: 0,
+            what: "the trace has no states".into(),
+            variable: None,
+            span: SourceSpan::from(0..0),
+        });
+    };
+    let want = values_in_mirror_order::<M>(trace, 0)?;
+    let inits = mirror.init();
+    let mut current = match inits.iter().find(|s| mirror.to_tla(s) == want) {
+        Some(s) => s.clone(),
+        None => {
+            let closest = inits
+                .iter()
+                .map(|s| mirror.to_tla(s))
+                .min_by_key(|v| count_differences(&want, v));
+            let diff = closest.and_then(|got| first_difference::<M>(trace, 0, &want, &got));
+            return Err(Divergence {
+                state: 0,
+                number: first.number,
+                what: format!(
+                    "the first state is not one that `Init` of {} allows",
+                    M::MODULE
+                ),
+                span: diff.as_ref().map_or(first.span, |d| d.1),
+                variable: diff.map(|d| d.0),
+            });
+        }
+    };
+    let mut actions = Vec::new();
+    let mut violated = mirror.first_violated(&current).map(|inv| (inv, 1));
+    for index in 1..trace.states.len() {
+        if violated.is_some() {
+            break;
+        }
+        let state = &trace.states[index];
+        let want = values_in_mirror_order::<M>(trace, index)?;
+        let named = state.action.as_ref().map(|a| a.name.as_str());
+        if let Some(name) = named {
+            if !M::ACTIONS.contains(&name) {
+                return Err(Divergence {
+                    state: index,
+                    number: state.number,
+                    what: format!(
+                        "the trace's action `{name}` is not an action of module {} (its actions: {})",
+                        M::MODULE,
+                        M::ACTIONS.join(", ")
+                    ),
+                    variable: None,
+                    span: state.span,
+                });
+            }
+        }
+        let steps = mirror.next(&current);
+        let candidates: Vec<_> = steps
+            .iter()
+            .filter(|s| named.is_none_or(|n| s.action == n))
+            .collect();
+        // A state equal to the last is a stuttering step, which every TLA+ spec allows.
+        if named.is_none() && mirror.to_tla(&current) == want {
+            actions.push("(stuttering)".to_string());
+        } else if let Some(step) = candidates.iter().find(|s| mirror.to_tla(&s.next) == want) {
+            actions.push(action_text(step.action, &step.params));
+            current = step.next.clone();
+        } else {
+            return Err(no_step_divergence(
+                mirror,
+                trace,
+                index,
+                named,
+                &candidates,
+                &want,
+            ));
+        }
+        violated = mirror.first_violated(&current).map(|inv| (inv, index + 1));
+    }
+    if let Some(k) = trace.back_to_state {
+        let back = values_in_mirror_order::<M>(trace, k)?;
+        if !mirror
+            .next(&current)
+            .iter()
+            .any(|s| mirror.to_tla(&s.next) == back)
+        {
+            let last = trace.states.len() - 1;
+            return Err(Divergence {
+                state: last,
+                number: trace.states[last].number,
+                what: format!(
+                    "the trace loops back to state {}, but no step of the mirror leads there from its last state",
+                    trace.states[k].number
+                ),
+                variable: None,
+                span: trace.states[last].span,
+            });
+        }
+    }
+    compare_verdicts(trace, violated)?;
+    Ok(Agreement {
+        states: trace.states.len(),
+        actions,
+        violated: violated.map(|(inv, k)| (inv.to_string(), k)),
+    })
+}
+
+fn no_step_divergence<M: Mirror>(
+    mirror: &M,
+    trace: &Trace,
+    index: usize,
+    named: Option<&str>,
+    candidates: &[&super::Step<M::State>],
+    want: &[TlaValue],
+) -> Divergence {
+    let state = &trace.states[index];
+    let closest = candidates
+        .iter()
+        .map(|s| (s, mirror.to_tla(&s.next)))
+        .min_by_key(|(_, v)| count_differences(want, v));
+    match closest {
+        None => Divergence {
+            state: index,
+            number: state.number,
+            what: match named {
+                Some(n) => format!(
+                    "action `{n}` is not enabled in the mirror at state {}",
+                    trace.states[index - 1].number
+                ),
+                None => format!(
+                    "no action of {} is enabled in the mirror at state {}",
+                    M::MODULE,
+                    trace.states[index - 1].number
+                ),
+            },
+            variable: None,
+            span: state.span,
+        },
+        Some((step, got)) => {
+            let diff = first_difference::<M>(trace, index, want, &got);
+            Divergence {
+                state: index,
+                number: state.number,
+                what: format!(
+                    "no step of the mirror reaches this state; the closest is {}",
+                    action_text(step.action, &step.params)
+                ),
+                span: diff.as_ref().map_or(state.span, |d| d.1),
+                variable: diff.map(|d| d.0),
+            }
+        }
+    }
+}
+
+/// The trace says which invariant fails (TLC's `Error: Invariant X is violated.`, on its last state); the
+/// mirror must see that same invariant fail first, at that same state, and see nothing fail otherwise.
+fn compare_verdicts(
+    trace: &Trace,
+    mirror_says: Option<(&'static str, usize)>,
+) -> Result<(), Divergence> {
+    let last = trace.states.len() - 1;
+    let trace_says = trace
+        .violation
+        .as_ref()
+        .filter(|v| v.kind == ViolationKind::Invariant)
+        .and_then(|v| v.name.clone());
+    let diverge = |state: usize, what: String| {
+        Err(Divergence {
+            state,
+            number: trace.states[state].number,
+            what,
+            variable: None,
+            span: trace.states[state].span,
+        })
+    };
+    match (trace_says, mirror_says) {
+        (None, None) => Ok(()),
+        (Some(t), Some((m, k))) if t == m && k == last + 1 => Ok(()),
+        (Some(t), Some((m, k))) => diverge(
+            k - 1,
+            format!(
+                "the mirror finds `{m}` violated here; the trace reports `{t}` at state {}",
+                trace.states[last].number
+            ),
+        ),
+        (Some(t), None) => diverge(
+            last,
+            format!("the trace reports `{t}` violated, but it holds in the mirror in every state"),
+        ),
+        (None, Some((m, k))) if trace.violation.is_none() => diverge(
+            k - 1,
+            format!(
+                "the mirror finds `{m}` violated here; the trace reports no invariant violation"
+            ),
+        ),
+        // The trace ends in a deadlock or a property violation: invariants are not its claim.
+        (None, Some(_)) => Ok(()),
+    }
+}
