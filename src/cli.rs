@@ -58,6 +58,52 @@ pub enum Command {
         #[arg(long, value_name = "±HH:MM", value_parser = parse_utc_offset, allow_hyphen_values = true)]
         log_utc_offset: Option<i64>,
     },
+    /// Replay a TLA+ trace (TLC output, TLC -simulate dump, -dumpTrace json, ITF) through the Rust mirror of
+    /// its spec, state by state, and say whether they agree.
+    Trace {
+        /// The trace file.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// The model whose spec the trace is of (default: from the trace's module name or variables).
+        #[arg(long, value_name = "NAME")]
+        model: Option<String>,
+        /// The TLC config whose constants to use (default: the model's shipped bug config, then its fixed one).
+        #[arg(long, value_name = "CFG")]
+        config: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = StatsFormat::Text)]
+        format: StatsFormat,
+    },
+    /// Convert any readable TLA+ trace to ITF JSON.
+    Convert {
+        /// The trace file.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// The format to write (ITF is the one there is).
+        #[arg(long, value_enum, default_value_t = ConvertFormat::Itf)]
+        to: ConvertFormat,
+        /// Write here instead of stdout.
+        #[arg(short, long, value_name = "PATH")]
+        out: Option<PathBuf>,
+    },
+    /// Write the behaviour a model reads from the logs as a TLA+ trace: ITF, or a TLA+ module and TLC config
+    /// that check it against the spec (trace validation).
+    Export {
+        #[command(flatten)]
+        inputs: InputArgs,
+        /// The model: scm-secret-keys, scm-finalization, dn-finalize-block, recon-om-sync.
+        #[arg(long, value_name = "NAME")]
+        model: String,
+        /// ITF JSON, or a TLA+ module with its TLC config (needs -o DIR).
+        #[arg(long, value_enum)]
+        to: crate::linking::ExportFormat,
+        /// The file (itf) or directory (tla) to write; itf goes to stdout without it.
+        #[arg(short, long, value_name = "PATH")]
+        out: Option<PathBuf>,
+        /// Clock skew tolerated between nodes, in milliseconds.
+        #[arg(long, value_name = "MS", default_value_t = crate::timeline::DEFAULT_MAX_SKEW_MS as u64)]
+        max_skew: u64,
+    },
     /// Load and check the grammar (embedded rules plus --grammar directories) and list its rules.
     Grammar {
         /// Directory of *.rules files that add to or override the embedded rules.
@@ -70,6 +116,11 @@ pub enum Command {
 pub enum CheckFormat {
     Full,
     Json,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ConvertFormat {
+    Itf,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -176,6 +227,29 @@ pub fn run(cli: Cli) -> Result<i32, Report> {
         Command::Events(args) => cmd_events(&args),
         Command::Stats { inputs, format } => cmd_stats(&inputs, format),
         Command::Grammar { grammar } => cmd_grammar(&grammar),
+        Command::Trace {
+            file,
+            model,
+            config,
+            format,
+        } => crate::linking::cmd_trace(
+            &file,
+            model.as_deref(),
+            config.as_deref(),
+            matches!(format, StatsFormat::Json),
+        ),
+        Command::Convert { file, to: _, out } => crate::linking::cmd_convert(&file, out.as_deref()),
+        Command::Export {
+            inputs,
+            model,
+            to,
+            out,
+            max_skew,
+        } => {
+            let (timeline, had_errors) = load_timeline(&inputs, max_skew)?;
+            let code = crate::linking::cmd_export(&timeline, &model, to, out.as_deref())?;
+            Ok(if had_errors { EXIT_ERROR } else { code })
+        }
         Command::Check {
             inputs,
             format,
@@ -185,6 +259,29 @@ pub fn run(cli: Cli) -> Result<i32, Report> {
             log_utc_offset,
         } => cmd_check(&inputs, format, all, &models, max_skew, log_utc_offset),
     }
+}
+
+/// Reads the inputs into a merged timeline; reports input errors on stderr and says whether there were any.
+pub fn load_timeline(
+    args: &InputArgs,
+    max_skew: u64,
+) -> Result<(crate::timeline::Timeline, bool), Report> {
+    let max_skew = i64::try_from(max_skew)
+        .map_err(|_| miette!(code = "ozone_conform::usage", "--max-skew is too large"))?;
+    let p = prepare(args)?;
+    let verbose = args.verbose;
+    let on_unparsed = move |path: &str, u: &UnparsedLine| {
+        if verbose {
+            print_unparsed(path, u);
+        }
+    };
+    let timeline =
+        crate::timeline::build(&p.sources, &p.grammar, &p.options, max_skew, &on_unparsed);
+    let mut had_errors = false;
+    for s in &timeline.inputs {
+        had_errors |= report_input_errors(s);
+    }
+    Ok((timeline, had_errors))
 }
 
 /// Everything a command needs to read its inputs.

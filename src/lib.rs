@@ -9,6 +9,7 @@ pub mod event;
 pub mod grammar;
 pub mod input;
 pub mod layout;
+pub mod linking;
 pub mod model;
 pub mod node;
 pub mod report;

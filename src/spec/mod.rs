@@ -59,6 +59,7 @@ pub trait Mirror: Sized + Sync {
     fn to_tla(&self, state: &Self::State) -> Vec<TlaValue>;
     /// The state these TLA+ values describe (variables in [`Mirror::VARIABLES`] order); an error names the
     /// first variable whose value is outside the spec's types.
+    #[allow(clippy::wrong_self_convention)]
     fn from_tla(&self, values: &[TlaValue]) -> Result<Self::State, String>;
 
     /// The first invariant of [`Mirror::INVARIANTS`] this state violates.
@@ -68,4 +69,75 @@ pub trait Mirror: Sized + Sync {
             .copied()
             .find(|inv| !self.holds(inv, state))
     }
+}
+
+/// A spec as shipped in `traces/<model>/`: its text and its two TLC configs, embedded so that `trace` and
+/// `export` work from any directory.
+#[derive(Debug, Clone, Copy)]
+pub struct ShippedSpec {
+    pub model: &'static str,
+    pub module: &'static str,
+    pub dir: &'static str,
+    pub tla: &'static str,
+    /// `(file name, text)`: the bug config, then the fixed one.
+    pub configs: [(&'static str, &'static str); 2],
+}
+
+macro_rules! shipped {
+    ($model:literal, $module:literal) => {
+        ShippedSpec {
+            model: $model,
+            module: $module,
+            dir: concat!("traces/", $model),
+            tla: include_str!(concat!("../../traces/", $model, "/", $module, ".tla")),
+            configs: [
+                (
+                    concat!($module, ".cfg"),
+                    include_str!(concat!("../../traces/", $model, "/", $module, ".cfg")),
+                ),
+                (
+                    concat!($module, "Fixed.cfg"),
+                    include_str!(concat!("../../traces/", $model, "/", $module, "Fixed.cfg")),
+                ),
+            ],
+        }
+    };
+}
+
+pub const SHIPPED: &[ShippedSpec] = &[
+    shipped!("scm-secret-keys", "ScmSecretKeys"),
+    shipped!("scm-finalization", "ScmFinalization"),
+    shipped!("dn-finalize-block", "DnFinalizeBlock"),
+    shipped!("recon-om-sync", "ReconOmSync"),
+];
+
+pub fn shipped(model: &str) -> Option<&'static ShippedSpec> {
+    SHIPPED.iter().find(|s| s.model == model)
+}
+
+/// Runs `$body` with `$M` bound to the mirror type of the model named `$name`; `$otherwise` for an unknown
+/// name.
+#[macro_export]
+macro_rules! with_mirror {
+    ($name:expr, $M:ident => $body:expr, _ => $otherwise:expr) => {
+        match $name {
+            "scm-secret-keys" => {
+                type $M = $crate::spec::scm_secret_keys::ScmSecretKeys;
+                $body
+            }
+            "scm-finalization" => {
+                type $M = $crate::spec::scm_finalization::ScmFinalization;
+                $body
+            }
+            "dn-finalize-block" => {
+                type $M = $crate::spec::dn_finalize_block::DnFinalizeBlock;
+                $body
+            }
+            "recon-om-sync" => {
+                type $M = $crate::spec::recon_om_sync::ReconOmSync;
+                $body
+            }
+            _ => $otherwise,
+        }
+    };
 }

@@ -1,0 +1,442 @@
+//! The commands that link TLA+ traces and logs: `trace` (a TLA+ trace through the Rust mirror), `convert`
+//! (any trace to ITF) and `export` (logs to a TLA+ behaviour that TLC can check against the spec).
+
+use crate::cli::{out_err, EXIT_OK, EXIT_VIOLATION};
+use crate::spec::export::{self, Witnessed};
+use crate::spec::replay::{self, Divergence, Outcome};
+use crate::spec::{shipped, Constants, Mirror, SHIPPED};
+use crate::timeline::Timeline;
+use crate::tla::trace::{read_trace_file, Trace, TraceFile};
+use crate::with_mirror;
+use miette::{miette, Diagnostic, NamedSource, Report, SourceSpan};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[derive(Debug, thiserror::Error, Diagnostic)]
+#[error("{what}")]
+#[diagnostic(code(ozone_conform::trace::diverges))]
+struct DivergenceReport {
+    what: String,
+    #[source_code]
+    src: NamedSource<Arc<String>>,
+    #[label("{label}")]
+    span: SourceSpan,
+    label: String,
+    #[help]
+    help: Option<String>,
+}
+
+/// Which model a trace belongs to: the one named, else the one whose module the trace names, else the one
+/// whose variables are exactly the trace's.
+fn model_of(trace: &Trace, named: Option<&str>) -> Result<&'static str, String> {
+    if let Some(n) = named {
+        return shipped(n).map(|s| s.model).ok_or_else(|| {
+            format!(
+                "unknown model `{n}`; the models are {}",
+                SHIPPED
+                    .iter()
+                    .map(|s| s.model)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        });
+    }
+    if let Some(m) = &trace.module {
+        if let Some(s) = SHIPPED.iter().find(|s| &s.module == m) {
+            return Ok(s.model);
+        }
+    }
+    let mut vars: Vec<&str> = trace
+        .states
+        .first()
+        .map(|s| s.vars.iter().map(|(n, _, _)| n.as_str()).collect())
+        .unwrap_or_default();
+    vars.sort_unstable();
+    for s in SHIPPED {
+        let mut want: Vec<&str> =
+            with_mirror!(s.model, M => M::VARIABLES.to_vec(), _ => Vec::new());
+        want.sort_unstable();
+        if want == vars {
+            return Ok(s.model);
+        }
+    }
+    Err(format!(
+        "no model's spec has this trace's variables ({}); pass --model",
+        vars.join(", ")
+    ))
+}
+
+/// The configs to replay under: the one given, else the model's shipped bug and fixed configs.
+fn configs_for(model: &str, config: Option<&Path>) -> Result<Vec<(String, Constants)>, Report> {
+    let parse = |name: &str, text: &str| -> Result<(String, Constants), Report> {
+        let cfg = crate::tla::cfg::parse_cfg(name, text)?;
+        Ok((name.to_string(), cfg.constants))
+    };
+    match config {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| {
+                miette!(
+                    code = "ozone_conform::input",
+                    "cannot read {}: {e}",
+                    p.display()
+                )
+            })?;
+            Ok(vec![parse(&p.display().to_string(), &text)?])
+        }
+        None => shipped(model)
+            .expect("model_of returns shipped models")
+            .configs
+            .iter()
+            .map(|(name, text)| parse(name, text))
+            .collect(),
+    }
+}
+
+/// Constants an exported ITF trace carries in its `#meta`, as TLA+ expressions.
+fn constants_in_itf_meta(file: &TraceFile) -> Option<Constants> {
+    let json: serde_json::Value = serde_json::from_str(&file.text).ok()?;
+    let meta = json.get("#meta")?.get("constants")?.as_object()?;
+    let cfg: String = std::iter::once("CONSTANTS\n".to_string())
+        .chain(
+            meta.iter()
+                .map(|(k, v)| format!("    {k} = {}\n", v.as_str().unwrap_or_default())),
+        )
+        .collect();
+    crate::tla::cfg::parse_cfg("#meta.constants", &cfg)
+        .ok()
+        .map(|c| c.constants)
+}
+
+struct TraceVerdict {
+    config: String,
+    outcome: Outcome,
+}
+
+/// Replays under each config; the first under which the trace conforms wins, else the one that got furthest.
+fn replay_trace(
+    model: &str,
+    configs: &[(String, Constants)],
+    trace: &Trace,
+) -> Result<TraceVerdict, Report> {
+    let mut best: Option<TraceVerdict> = None;
+    for (name, constants) in configs {
+        let outcome = with_mirror!(model, M => replay::replay::<M>(constants, trace), _ => unreachable!("a shipped model"))
+            .map_err(|e| miette!(code = "ozone_conform::trace::config", "{name}: {e}"))?;
+        let further = |o: &Outcome, than: &Outcome| match (o, than) {
+            (Outcome::Diverges(a), Outcome::Diverges(b)) => a.state > b.state,
+            _ => false,
+        };
+        match (&outcome, &best) {
+            (Outcome::Conforms(_), _) => {
+                return Ok(TraceVerdict {
+                    config: name.clone(),
+                    outcome,
+                })
+            }
+            (_, Some(b)) if !further(&outcome, &b.outcome) => {}
+            _ => {
+                best = Some(TraceVerdict {
+                    config: name.clone(),
+                    outcome,
+                })
+            }
+        }
+    }
+    Ok(best.expect("at least one config"))
+}
+
+fn divergence_report(file: &TraceFile, model: &str, config: &str, d: &Divergence) -> Report {
+    let help = d.variable.as_ref().map(|v| {
+        format!(
+            "`{}` in the trace: {}\n`{}` in the mirror ({model}, {config}): {}",
+            v.name, v.in_trace, v.name, v.in_mirror
+        )
+    });
+    Report::new(DivergenceReport {
+        what: format!(
+            "the trace diverges from the {model} mirror at state {}: {}",
+            d.number, d.what
+        ),
+        src: NamedSource::new(file.name.clone(), file.text.clone()),
+        span: d.span,
+        label: match &d.variable {
+            Some(v) => format!("`{}` differs here", v.name),
+            None => format!("state {}", d.number),
+        },
+        help,
+    })
+}
+
+/// `ozone-conform trace FILE [--model M] [--config CFG] [--format text|json]`.
+pub fn cmd_trace(
+    path: &Path,
+    model: Option<&str>,
+    config: Option<&Path>,
+    json: bool,
+) -> Result<i32, Report> {
+    let file = read_trace_file(path)?;
+    let mut exit = EXIT_OK;
+    let mut results = Vec::new();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for (i, trace) in file.traces.iter().enumerate() {
+        let m =
+            model_of(trace, model).map_err(|e| miette!(code = "ozone_conform::usage", "{e}"))?;
+        let configs = match (config, constants_in_itf_meta(&file)) {
+            (None, Some(c)) => vec![("#meta.constants".to_string(), c)],
+            _ => configs_for(m, config)?,
+        };
+        let v = replay_trace(m, &configs, trace)?;
+        let which = if file.traces.len() > 1 {
+            format!("trace {}: ", i + 1)
+        } else {
+            String::new()
+        };
+        match &v.outcome {
+            Outcome::Conforms(a) => {
+                let verdict = match &a.violated {
+                    Some((inv, k)) => {
+                        exit = exit.max(EXIT_VIOLATION);
+                        format!("{inv} violated at state {k} in both")
+                    }
+                    None => "no invariant violated in either".into(),
+                };
+                if json {
+                    results.push(serde_json::json!({
+                        "trace": i + 1, "model": m, "config": v.config, "conforms": true,
+                        "states": a.states, "actions": a.actions,
+                        "violated": a.violated.as_ref().map(|(inv, k)| serde_json::json!({"invariant": inv, "state": k})),
+                    }));
+                } else {
+                    writeln!(
+                        out,
+                        "{which}conforms: {} states ({m}, {}); {verdict}",
+                        a.states, v.config
+                    )
+                    .map_err(out_err)?;
+                }
+            }
+            Outcome::Diverges(d) => {
+                exit = exit.max(EXIT_VIOLATION);
+                if json {
+                    results.push(serde_json::json!({
+                        "trace": i + 1, "model": m, "config": v.config, "conforms": false,
+                        "divergence": {
+                            "state": d.number, "what": d.what,
+                            "offset": d.span.offset(), "length": d.span.len(),
+                            "variable": d.variable.as_ref().map(|x| serde_json::json!({
+                                "name": x.name, "trace": x.in_trace.to_string(), "mirror": x.in_mirror.to_string()
+                            })),
+                        }
+                    }));
+                } else {
+                    writeln!(
+                        out,
+                        "{which}diverges at state {} ({m}, {})",
+                        d.number, v.config
+                    )
+                    .map_err(out_err)?;
+                    eprintln!("{:?}", divergence_report(&file, m, &v.config, d));
+                }
+            }
+        }
+    }
+    for t in &file.traces {
+        for n in &t.notes {
+            eprintln!("note: {n}");
+        }
+    }
+    if json {
+        serde_json::to_writer_pretty(&mut out, &results).map_err(|e| out_err(e.into()))?;
+        writeln!(out).map_err(out_err)?;
+    }
+    Ok(exit)
+}
+
+/// `ozone-conform convert FILE --to itf [-o OUT]`.
+pub fn cmd_convert(path: &Path, out_path: Option<&Path>) -> Result<i32, Report> {
+    let file = read_trace_file(path)?;
+    let (json, notes) = crate::tla::convert::convert_to_itf(&file);
+    let text = serde_json::to_string_pretty(&json).map_err(|e| out_err(e.into()))?;
+    write_output(out_path, &text)?;
+    for n in notes {
+        eprintln!("note: {n}");
+    }
+    Ok(EXIT_OK)
+}
+
+fn write_output(path: Option<&Path>, text: &str) -> Result<(), Report> {
+    match path {
+        Some(p) => std::fs::write(p, format!("{text}\n")).map_err(|e| {
+            miette!(
+                code = "ozone_conform::output",
+                "cannot write {}: {e}",
+                p.display()
+            )
+        }),
+        None => {
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            writeln!(out, "{text}").map_err(out_err)
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// ITF JSON (Apalache/Quint's trace format).
+    Itf,
+    /// A TLA+ module holding the trace, with a TLC config, that TLC checks against the spec.
+    Tla,
+}
+
+#[derive(Debug, thiserror::Error, Diagnostic)]
+#[error("the logs show {action}, which the {model} spec does not allow after the steps before it")]
+#[diagnostic(
+    code(ozone_conform::export::not_a_behaviour),
+    help("{searched} states were searched for unlogged steps that would enable it; the steps witnessed before it are listed with --verbose")
+)]
+struct NotABehaviour {
+    action: String,
+    model: String,
+    searched: usize,
+    #[source_code]
+    src: NamedSource<String>,
+    #[label("witnesses {action}")]
+    span: SourceSpan,
+}
+
+fn describe_event(timeline: &Timeline, index: usize) -> String {
+    let e = &timeline.events[index];
+    let path = timeline
+        .inputs
+        .get(e.span.input as usize)
+        .map_or("?", |s| s.path.as_str());
+    format!("{path}:{} ({})", e.span.line, e.kind.name())
+}
+
+/// `ozone-conform export LOGS... --model M --to itf|tla [-o PATH]`.
+pub fn cmd_export(
+    timeline: &Timeline,
+    model: &str,
+    to: ExportFormat,
+    out_path: Option<&Path>,
+) -> Result<i32, Report> {
+    let spec = shipped(model).ok_or_else(|| {
+        miette!(
+            code = "ozone_conform::usage",
+            "unknown model `{model}`; the models are {}",
+            SHIPPED
+                .iter()
+                .map(|s| s.model)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })?;
+    with_mirror!(spec.model, M => export_with::<M>(timeline, spec, to, out_path), _ => unreachable!("a shipped model"))
+}
+
+fn witnesses_for(model: &str, timeline: &Timeline) -> Witnessed {
+    match model {
+        "scm-secret-keys" => crate::spec::scm_secret_keys::witnesses(timeline),
+        "scm-finalization" => crate::spec::scm_finalization::witnesses(timeline),
+        "dn-finalize-block" => crate::spec::dn_finalize_block::witnesses(timeline),
+        "recon-om-sync" => crate::spec::recon_om_sync::witnesses(timeline),
+        _ => Witnessed::default(),
+    }
+}
+
+fn export_with<M: Mirror>(
+    timeline: &Timeline,
+    spec: &crate::spec::ShippedSpec,
+    to: ExportFormat,
+    out_path: Option<&Path>,
+) -> Result<i32, Report> {
+    let witnessed = witnesses_for(M::MODEL, timeline);
+    if witnessed.witnesses.is_empty() {
+        return Err(miette!(
+            code = "ozone_conform::export::nothing",
+            "the logs witness no action of {}; nothing to export",
+            M::MODULE
+        ));
+    }
+    let (patched, constants, behaviour) = match export::build_either::<M>(&witnessed) {
+        Ok(b) => b,
+        Err(stuck) => {
+            let e = &timeline.events[stuck.event];
+            let path = timeline
+                .inputs
+                .get(e.span.input as usize)
+                .map_or("?".to_string(), |s| s.path.clone());
+            let line = crate::cli::sanitize(&e.excerpt);
+            return Err(Report::new(NotABehaviour {
+                action: stuck.action,
+                model: M::MODEL.into(),
+                searched: stuck.searched,
+                span: SourceSpan::from(0..line.len()),
+                src: NamedSource::new(format!("{path}:{}", e.span.line), line),
+            }));
+        }
+    };
+    let mirror = M::new(&constants).map_err(|e| miette!("{e}"))?;
+    let mut trace = export::to_trace(&mirror, &behaviour, |i| describe_event(timeline, i));
+    trace.notes.splice(0..0, witnessed.notes.iter().cloned());
+    let inferred = behaviour.steps.iter().filter(|s| s.event.is_none()).count();
+    eprintln!(
+        "exported {} states of {} ({} steps witnessed by log lines, {inferred} inferred), {} = {}",
+        trace.states.len(),
+        M::MODULE,
+        behaviour.steps.len() - inferred,
+        M::PATCH_CONSTANT,
+        if patched { "TRUE" } else { "FALSE" }
+    );
+    if let Some((inv, k)) = behaviour.violated {
+        eprintln!("the mirror finds {inv} violated at state {}", k + 1);
+    }
+    match to {
+        ExportFormat::Itf => {
+            let mut json = crate::tla::itf::to_itf(&trace);
+            if let Some(meta) = json.get_mut("#meta").and_then(|m| m.as_object_mut()) {
+                let consts: serde_json::Map<String, serde_json::Value> = constants
+                    .iter()
+                    .map(|(k, v)| (k.clone(), serde_json::Value::String(v.to_string())))
+                    .collect();
+                meta.insert("constants".into(), serde_json::Value::Object(consts));
+            }
+            let text = serde_json::to_string_pretty(&json).map_err(|e| out_err(e.into()))?;
+            write_output(out_path, &text)?;
+        }
+        ExportFormat::Tla => {
+            let dir: PathBuf = out_path.map(Path::to_path_buf).ok_or_else(|| {
+                miette!(
+                    code = "ozone_conform::usage",
+                    "--to tla writes three files (the trace module, its TLC config and the spec): give a directory with -o"
+                )
+            })?;
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| miette!("cannot create {}: {e}", dir.display()))?;
+            let name = export::trace_module_name(M::MODULE);
+            let files = [
+                (format!("{name}.tla"), export::to_tla_module::<M>(&trace)),
+                (format!("{name}.cfg"), export::to_tla_cfg::<M>(&constants)),
+                (format!("{}.tla", M::MODULE), spec.tla.to_string()),
+            ];
+            for (f, text) in files {
+                let p = dir.join(f);
+                std::fs::write(&p, text)
+                    .map_err(|e| miette!("cannot write {}: {e}", p.display()))?;
+            }
+            eprintln!(
+                "wrote {0}/{name}.tla, {0}/{name}.cfg and {0}/{1}.tla; check with: cd {0} && java -cp tla2tools.jar tlc2.TLC -config {name}.cfg {name}.tla",
+                dir.display(),
+                M::MODULE
+            );
+        }
+    }
+    Ok(if behaviour.violated.is_some() {
+        EXIT_VIOLATION
+    } else {
+        EXIT_OK
+    })
+}
