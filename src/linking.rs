@@ -2,7 +2,7 @@
 //! (any trace to ITF) and `export` (logs to a TLA+ behaviour that TLC can check against the spec).
 
 use crate::cli::{out_err, EXIT_OK, EXIT_VIOLATION};
-use crate::spec::export::{self, Witnessed};
+use crate::spec::export;
 use crate::spec::replay::{self, Divergence, Outcome};
 use crate::spec::{shipped, Constants, Mirror, SHIPPED};
 use crate::timeline::Timeline;
@@ -337,23 +337,13 @@ pub fn cmd_export(
     with_mirror!(spec.model, M => export_with::<M>(timeline, spec, to, out_path), _ => unreachable!("a shipped model"))
 }
 
-fn witnesses_for(model: &str, timeline: &Timeline) -> Witnessed {
-    match model {
-        "scm-secret-keys" => crate::spec::scm_secret_keys::witnesses(timeline),
-        "scm-finalization" => crate::spec::scm_finalization::witnesses(timeline),
-        "dn-finalize-block" => crate::spec::dn_finalize_block::witnesses(timeline),
-        "recon-om-sync" => crate::spec::recon_om_sync::witnesses(timeline),
-        _ => Witnessed::default(),
-    }
-}
-
 fn export_with<M: Mirror>(
     timeline: &Timeline,
     spec: &crate::spec::ShippedSpec,
     to: ExportFormat,
     out_path: Option<&Path>,
 ) -> Result<i32, Report> {
-    let witnessed = witnesses_for(M::MODEL, timeline);
+    let witnessed = crate::spec::witness::witnesses(M::MODEL, timeline);
     if witnessed.witnesses.is_empty() {
         return Err(miette!(
             code = "ozone_conform::export::nothing",

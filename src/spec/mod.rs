@@ -13,6 +13,7 @@ pub mod recon_om_sync;
 pub mod replay;
 pub mod scm_finalization;
 pub mod scm_secret_keys;
+pub mod witness;
 
 use crate::tla::value::TlaValue;
 use std::collections::BTreeMap;

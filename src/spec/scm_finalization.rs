@@ -29,6 +29,3 @@ impl Mirror for ScmFinalization {
         Ok(())
     }
 }
-pub fn witnesses(_: &crate::timeline::Timeline) -> super::export::Witnessed {
-    Default::default()
-}
