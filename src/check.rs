@@ -49,7 +49,17 @@ pub fn select(names: &[String]) -> Result<Vec<Box<dyn Model>>, String> {
 }
 
 /// Replays the timeline through the models.
-pub fn replay(timeline: &Timeline, mut models: Vec<Box<dyn Model>>) -> Vec<ModelReport> {
+pub fn replay(timeline: &Timeline, models: Vec<Box<dyn Model>>) -> Vec<ModelReport> {
+    replay_until(timeline, models, true)
+}
+
+/// Replays the timeline through the models; `at_end` says the inputs are complete, so that the models may
+/// judge what never happened (a live check replays prefixes of inputs that are still growing).
+pub fn replay_until(
+    timeline: &Timeline,
+    mut models: Vec<Box<dyn Model>>,
+    at_end: bool,
+) -> Vec<ModelReport> {
     let cx = Ctx { timeline };
     let mut lifecycle = Lifecycle::default();
     let mut found: Vec<Vec<Violation>> = models.iter().map(|_| Vec::new()).collect();
@@ -81,7 +91,9 @@ pub fn replay(timeline: &Timeline, mut models: Vec<Box<dyn Model>>) -> Vec<Model
         .iter_mut()
         .zip(found)
         .map(|(m, mut violations)| {
-            m.finish(&cx, &mut violations);
+            if at_end {
+                m.finish(&cx, &mut violations);
+            }
             violations.sort_by_key(|v| v.primary);
             let mut seen = HashSet::new();
             violations.retain(|v| seen.insert((v.invariant, v.instance.clone())));

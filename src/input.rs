@@ -19,6 +19,8 @@ pub const MAX_LINE: usize = 16 << 20;
 pub enum Source {
     Stdin,
     File(PathBuf),
+    /// A file followed as it grows (`--follow`), across rotation by rename and by copytruncate.
+    Follow(PathBuf),
 }
 
 impl Source {
@@ -26,14 +28,16 @@ impl Source {
     pub fn display(&self) -> String {
         match self {
             Source::Stdin => "-".to_string(),
-            Source::File(p) => p.display().to_string(),
+            Source::File(p) | Source::Follow(p) => p.display().to_string(),
         }
     }
 
     pub fn file_name(&self) -> Option<String> {
         match self {
             Source::Stdin => None,
-            Source::File(p) => p.file_name().map(|n| n.to_string_lossy().into_owned()),
+            Source::File(p) | Source::Follow(p) => {
+                p.file_name().map(|n| n.to_string_lossy().into_owned())
+            }
         }
     }
 }
@@ -153,6 +157,8 @@ pub fn open(source: &Source) -> io::Result<Box<dyn Read + Send>> {
     let raw: Box<dyn Read + Send> = match source {
         Source::Stdin => Box::new(io::stdin()),
         Source::File(p) => Box::new(File::open(p)?),
+        // A followed file is read as it is; gzip does not grow.
+        Source::Follow(p) => return Ok(Box::new(FollowReader::open(p)?)),
     };
     let mut buf = BufReader::with_capacity(256 * 1024, raw);
     let head = buf.fill_buf()?;
@@ -160,6 +166,75 @@ pub fn open(source: &Source) -> io::Result<Box<dyn Read + Send>> {
         Ok(Box::new(MultiGzDecoder::new(buf)))
     } else {
         Ok(Box::new(buf))
+    }
+}
+
+/// Is this source live: a pipe or a followed file, whose blocks should go out as soon as lines arrive?
+pub fn is_live(source: &Source) -> bool {
+    matches!(source, Source::Stdin | Source::Follow(_))
+}
+
+/// Reads a file as it grows, like `tail -F`: at its end it waits and reads on; when the path names a new
+/// file (rotation by rename) it finishes the old one and goes on with the new one from its start; when the
+/// file shrinks below what was read (copytruncate) it starts over from the beginning.
+pub struct FollowReader {
+    path: PathBuf,
+    file: File,
+    /// Bytes read from `file`.
+    position: u64,
+    poll: std::time::Duration,
+}
+
+impl FollowReader {
+    pub fn open(path: &std::path::Path) -> io::Result<FollowReader> {
+        Ok(FollowReader {
+            path: path.to_path_buf(),
+            file: File::open(path)?,
+            position: 0,
+            poll: std::time::Duration::from_millis(200),
+        })
+    }
+
+    /// Has `path` been replaced by another file since we opened ours?
+    fn rotated(&self) -> bool {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            match (std::fs::metadata(&self.path), self.file.metadata()) {
+                (Ok(now), Ok(ours)) => now.ino() != ours.ino() || now.dev() != ours.dev(),
+                _ => false,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            false
+        }
+    }
+}
+
+impl Read for FollowReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use std::io::{Seek, SeekFrom};
+        loop {
+            let n = self.file.read(buf)?;
+            if n > 0 {
+                self.position += n as u64;
+                return Ok(n);
+            }
+            if self.rotated() {
+                // The old file is read to its end; go on with the new one (if it exists yet).
+                if let Ok(f) = File::open(&self.path) {
+                    self.file = f;
+                    self.position = 0;
+                    continue;
+                }
+            } else if self.file.metadata()?.len() < self.position {
+                self.file.seek(SeekFrom::Start(0))?;
+                self.position = 0;
+                continue;
+            }
+            std::thread::sleep(self.poll);
+        }
     }
 }
 
@@ -191,9 +266,13 @@ fn block(seq: u64, offset: u64, bytes: Vec<u8>, continues_line: bool) -> BlockMe
 /// buffer from the returned sender's channel, so at most `in_flight` blocks exist until the consumer hands
 /// buffers back: memory stays bounded whatever the input size, and buffers are reused rather than
 /// allocated (and page-faulted) anew for every block.
+///
+/// A `live` reader sends a block as soon as a read brings a complete line, instead of filling a whole
+/// block first: a pipe or a followed file is checked as it goes.
 pub fn spawn_block_reader(
     mut reader: Box<dyn Read + Send>,
     in_flight: usize,
+    live: bool,
 ) -> (Receiver<BlockMessage>, SyncSender<Vec<u8>>) {
     let (tx, rx) = channel();
     let (permit_tx, permit_rx) = sync_channel::<Vec<u8>>(in_flight);
@@ -225,12 +304,25 @@ pub fn spawn_block_reader(
                 } else {
                     break;
                 };
-                match (&mut reader).take(need as u64).read_to_end(&mut buf) {
-                    Ok(n) if n < need => {
+                let read = if live {
+                    read_some(&mut reader, &mut buf, need)
+                } else {
+                    (&mut reader).take(need as u64).read_to_end(&mut buf)
+                };
+                match read {
+                    Ok(0) if live => {
                         eof = true;
                         break;
                     }
-                    Ok(_) => {}
+                    Ok(n) if n < need && !live => {
+                        eof = true;
+                        break;
+                    }
+                    Ok(n) => {
+                        if live && memchr::memchr(b'\n', &buf[buf.len() - n..]).is_some() {
+                            break;
+                        }
+                    }
                     Err(e) => {
                         // Deliver what was read before the error, then the error.
                         if !buf.is_empty() {
@@ -269,6 +361,25 @@ pub fn spawn_block_reader(
     (rx, permit_tx)
 }
 
+/// One `read` call of at most `limit` bytes appended to `buf` (retrying on EINTR).
+fn read_some(reader: &mut dyn Read, buf: &mut Vec<u8>, limit: usize) -> io::Result<usize> {
+    let start = buf.len();
+    buf.resize(start + limit, 0);
+    loop {
+        match reader.read(&mut buf[start..]) {
+            Ok(n) => {
+                buf.truncate(start + n);
+                return Ok(n);
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                buf.truncate(start);
+                return Err(e);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,7 +416,7 @@ mod tests {
     }
 
     fn blocks_of(data: Vec<u8>) -> Vec<Block> {
-        let (rx, permits) = spawn_block_reader(Box::new(io::Cursor::new(data)), 2);
+        let (rx, permits) = spawn_block_reader(Box::new(io::Cursor::new(data)), 2, false);
         let mut out = Vec::new();
         for (seq, b) in rx {
             assert_eq!(seq, out.len() as u64);
@@ -364,5 +475,98 @@ mod tests {
             .read_to_string(&mut s)
             .unwrap();
         assert_eq!(s, "hello\nworld\n");
+    }
+
+    /// A reader that hands out its chunks one `read` at a time, then waits for the test to drop the sender.
+    struct Chunks(std::sync::mpsc::Receiver<Vec<u8>>);
+    impl Read for Chunks {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            match self.0.recv() {
+                Ok(c) => {
+                    buf[..c.len()].copy_from_slice(&c);
+                    Ok(c.len())
+                }
+                Err(_) => Ok(0),
+            }
+        }
+    }
+
+    #[test]
+    fn a_live_reader_sends_each_complete_line_without_waiting_for_a_full_block() {
+        let (feed, chunks) = std::sync::mpsc::channel();
+        let (rx, permits) = spawn_block_reader(Box::new(Chunks(chunks)), 2, true);
+        feed.send(b"first line\nsecond ".to_vec()).unwrap();
+        let (_, b) = rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("a block before EOF");
+        assert_eq!(b.unwrap().bytes, b"first line\n");
+        let _ = permits.send(Vec::new());
+        feed.send(b"half\n".to_vec()).unwrap();
+        let (_, b) = rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("the rest of the line");
+        let b = b.unwrap();
+        assert_eq!(b.bytes, b"second half\n");
+        assert_eq!(b.offset, 11);
+        drop(feed);
+    }
+
+    /// Reads from `r` on a thread until `want` bytes came, or 5 s passed.
+    fn read_until(mut r: FollowReader, want: usize) -> Vec<u8> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            loop {
+                match r.read(&mut buf) {
+                    Ok(n) if tx.send(buf[..n].to_vec()).is_ok() => {}
+                    _ => return,
+                }
+            }
+        });
+        let mut got = Vec::new();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while got.len() < want {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(c) => got.extend(c),
+                Err(_) => break,
+            }
+        }
+        got
+    }
+
+    #[test]
+    fn follow_reads_on_across_rotation_by_rename_and_by_copytruncate() {
+        use std::io::Write as _;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("scm.log");
+        std::fs::write(&path, b"one\n").unwrap();
+        let r = FollowReader::open(&path).unwrap();
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let pause = || std::thread::sleep(std::time::Duration::from_millis(300));
+                pause();
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&path)
+                    .unwrap();
+                f.write_all(b"two\n").unwrap();
+                pause();
+                // log4j's rename rotation: the old file moves away, a new one takes the name.
+                std::fs::rename(&path, path.with_extension("log.1")).unwrap();
+                std::fs::write(&path, b"three\n").unwrap();
+                pause();
+                pause();
+                // copytruncate: the file is emptied in place and written from the start.
+                std::fs::write(&path, b"").unwrap();
+                pause();
+                pause();
+                std::fs::write(&path, b"four\n").unwrap();
+            })
+        };
+        let got = read_until(r, "one\ntwo\nthree\nfour\n".len());
+        writer.join().unwrap();
+        assert_eq!(String::from_utf8_lossy(&got), "one\ntwo\nthree\nfour\n");
     }
 }

@@ -418,7 +418,7 @@ pub fn scan_input(
         }
     };
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let (rx, permits) = input::spawn_block_reader(reader, workers * 3);
+    let (rx, permits) = input::spawn_block_reader(reader, workers * 3, input::is_live(source));
     let mut errors = Vec::new();
     let read_error = |offset: u64, e: std::io::Error| {
         let what = if e.kind() == std::io::ErrorKind::UnexpectedEof {

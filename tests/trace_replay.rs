@@ -42,7 +42,9 @@ fn tlc_verdict(bug_out: &Path) -> (String, usize) {
 #[test]
 fn every_tlc_counterexample_replays_through_its_mirror_and_both_see_the_same_violation() {
     for spec in SHIPPED {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(spec.dir).join("tlc");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(spec.dir)
+            .join("tlc");
         let (inv, states) = tlc_verdict(&dir.join("bug.out"));
         for file in ["bug.out", "bug.tool.out"] {
             let path = dir.join(file);
@@ -52,7 +54,12 @@ fn every_tlc_counterexample_replays_through_its_mirror_and_both_see_the_same_vio
                 spec.model, spec.module
             );
             assert_eq!(out.trim(), want, "{}: stderr {err}", path.display());
-            assert_eq!(code, 1, "a violation exits 1 as check does: {}", path.display());
+            assert_eq!(
+                code,
+                1,
+                "a violation exits 1 as check does: {}",
+                path.display()
+            );
         }
     }
 }
@@ -68,7 +75,12 @@ fn every_tlc_simulation_replays_through_its_mirror_with_no_violation() {
             .map(|e| e.unwrap().path())
             .collect();
         files.sort();
-        assert!(files.len() >= 20, "{}: {} behaviours", dir.display(), files.len());
+        assert!(
+            files.len() >= 20,
+            "{}: {} behaviours",
+            dir.display(),
+            files.len()
+        );
         for f in files {
             let (code, out, err) =
                 stdout_of(&["trace", f.to_str().unwrap(), "--model", spec.model]);
@@ -86,8 +98,7 @@ fn every_tlc_simulation_replays_through_its_mirror_with_no_violation() {
 
 #[test]
 fn a_tampered_trace_diverges_at_the_tampered_state_with_the_variable_named() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("traces/dn-finalize-block/tlc/bug.out");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/dn-finalize-block/tlc/bug.out");
     let text = std::fs::read_to_string(&src).unwrap();
     // State 3's `txFinalized = TRUE` becomes FALSE: FinalizeBlock no longer explains it.
     let state3 = text.find("State 3:").unwrap();
@@ -109,8 +120,14 @@ fn a_tampered_trace_diverges_at_the_tampered_state_with_the_variable_named() {
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stdout.starts_with("diverges at state 3 (dn-finalize-block"), "{stdout}");
-    assert!(stderr.contains("`txFinalized` in the trace: FALSE"), "{stderr}");
+    assert!(
+        stdout.starts_with("diverges at state 3 (dn-finalize-block"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("`txFinalized` in the trace: FALSE"),
+        "{stderr}"
+    );
     assert!(stderr.contains("`txFinalized` in the mirror"), "{stderr}");
     assert!(stderr.contains("tampered.out"), "{stderr}");
 }
@@ -149,7 +166,10 @@ fn constants_of(config_text: &str) -> Constants {
 }
 
 /// Export → ITF text → parse → replay gives back the very actions and states.
-fn export_parse_replay<M: Mirror>(config_text: &str, choices: &[usize]) -> Result<(), TestCaseError> {
+fn export_parse_replay<M: Mirror>(
+    config_text: &str,
+    choices: &[usize],
+) -> Result<(), TestCaseError> {
     let mirror = M::new(&constants_of(config_text)).expect("shipped constants");
     let b = random_behaviour(&mirror, choices);
     let trace = to_trace(&mirror, &b, |_| String::new());
