@@ -11,6 +11,8 @@ pub mod input;
 pub mod layout;
 pub mod model;
 pub mod node;
+pub mod progress;
+pub mod render;
 pub mod report;
 pub mod scan;
 pub mod spec;
