@@ -1,5 +1,5 @@
 //! `--format github`: GitHub Actions workflow commands. Each violation is an `::error` annotation on its log
-//! line with its causal chain in the message; each inconclusive model an `::notice`; conforming models are plain
+//! line with its causal chain in the message; each inconclusive model that read events an `::notice`; conforming models are plain
 //! log lines. GitHub shows at most 10 error (and 10 warning, 10 notice) annotations per step: past
 //! [`MAX_ERRORS`] / [`MAX_NOTICES`] the rest are written as plain log lines and one `::warning` says how many.
 //!
@@ -64,7 +64,10 @@ impl Github {
         scope: Option<&str>,
         r: &ModelReport,
     ) -> io::Result<()> {
-        if r.verdict == Verdict::Inconclusive && self.notices < MAX_NOTICES {
+        // A model with no events at all in this run says nothing worth an annotation (a test of one
+        // protocol is, of course, silent about the others): a plain line.
+        let worth_a_notice = r.verdict == Verdict::Inconclusive && r.events > 0;
+        if worth_a_notice && self.notices < MAX_NOTICES {
             self.notices += 1;
             let file = scope
                 .map(|f| format!("file={},", prop(f)))
@@ -76,7 +79,7 @@ impl Github {
                 data(&verdict_detail(r))
             );
         }
-        if r.verdict == Verdict::Inconclusive {
+        if worth_a_notice {
             self.unannotated_notices += 1;
         }
         writeln!(

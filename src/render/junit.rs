@@ -55,9 +55,9 @@ impl Renderer for Junit {
             .map(|f| format!(" file=\"{}\"", xml(f)))
             .unwrap_or_default();
         for r in run.reports {
-            let _ = write!(
+            let _ = writeln!(
                 cases,
-                "    <testcase name=\"{}\" classname=\"{}\"{file}>\n",
+                "    <testcase name=\"{}\" classname=\"{}\"{file}>",
                 r.model,
                 xml(&suite)
             );

@@ -83,7 +83,7 @@ pub struct Run<'a> {
 
 impl Run<'_> {
     /// The violations of `report` that are shown: all with `--all`, else the first.
-    pub fn shown<'r>(report: &'r ModelReport, all: bool) -> Vec<&'r Violation> {
+    pub fn shown(report: &ModelReport, all: bool) -> Vec<&Violation> {
         if all {
             report.violations.iter().collect()
         } else {

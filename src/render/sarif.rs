@@ -236,23 +236,32 @@ impl Renderer for Sarif {
                 res["ruleIndex"] = i.into();
             }
         }
-        let doc = json!({
-            "$schema": SCHEMA,
-            "version": "2.1.0",
-            "runs": [{
-                "tool": {"driver": {
-                    "name": "ozone-conform",
-                    "semanticVersion": env!("CARGO_PKG_VERSION"),
-                    "rules": rules,
-                }},
-                "invocations": [{
-                    "executionSuccessful": self.successful,
-                    "toolExecutionNotifications": std::mem::take(&mut self.notifications),
-                }],
-                "results": std::mem::take(&mut self.results),
-                "properties": {"verdicts": std::mem::take(&mut self.verdicts)},
+        let runs = json!([{
+            "tool": {"driver": {
+                "name": "ozone-conform",
+                "semanticVersion": env!("CARGO_PKG_VERSION"),
+                "rules": rules,
+            }},
+            "invocations": [{
+                "executionSuccessful": self.successful,
+                "toolExecutionNotifications": std::mem::take(&mut self.notifications),
             }],
-        });
+            "results": std::mem::take(&mut self.results),
+            "properties": {"verdicts": std::mem::take(&mut self.verdicts)},
+        }]);
+        // `$schema` and `version` first, so that viewers can sniff the file.
+        #[derive(serde::Serialize)]
+        struct Log {
+            #[serde(rename = "$schema")]
+            schema: &'static str,
+            version: &'static str,
+            runs: Value,
+        }
+        let doc = Log {
+            schema: SCHEMA,
+            version: "2.1.0",
+            runs,
+        };
         serde_json::to_writer_pretty(&mut *out, &doc)?;
         writeln!(out)
     }
