@@ -41,9 +41,13 @@ pub enum Command {
     Check {
         #[command(flatten)]
         inputs: InputArgs,
-        /// Output format: `full` (miette diagnostics) or `json` (the stable contract in the README).
-        #[arg(long, value_enum, default_value_t = CheckFormat::Full)]
+        /// Output format; `auto` is `full` when stderr is a terminal, `concise` otherwise.
+        #[arg(long, value_enum, default_value_t = CheckFormat::Auto)]
         format: CheckFormat,
+        /// Check every input file as its own independent run (CI: one surefire `*-output.txt` per test class,
+        /// each its own mini cluster); rotated files of one log stay together.
+        #[arg(long)]
+        per_file: bool,
         /// Report the first violation of every invariant of every instance, not only each model's first.
         #[arg(long)]
         all: bool,
@@ -112,11 +116,8 @@ pub enum Command {
     },
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-pub enum CheckFormat {
-    Full,
-    Json,
-}
+/// `check --format`: one renderer module each in `src/render/`.
+pub use crate::render::Format as CheckFormat;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum ConvertFormat {
@@ -257,7 +258,16 @@ pub fn run(cli: Cli) -> Result<i32, Report> {
             models,
             max_skew,
             log_utc_offset,
-        } => cmd_check(&inputs, format, all, &models, max_skew, log_utc_offset),
+            per_file,
+        } => cmd_check(
+            &inputs,
+            format,
+            all,
+            per_file,
+            &models,
+            max_skew,
+            log_utc_offset,
+        ),
     }
 }
 
@@ -314,6 +324,7 @@ pub fn prepare(args: &InputArgs) -> Result<Prepared, Report> {
         options: ScanOptions {
             layout,
             node: args.node.clone(),
+            progress: None,
         },
     })
 }
@@ -343,18 +354,7 @@ fn parse_utc_offset(s: &str) -> Result<i64, String> {
     Ok(sign * (h * 3_600_000 + m * 60_000))
 }
 
-/// Makes log text safe to print on a terminal: control characters and escape sequences are shown escaped.
-pub fn sanitize(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() && c != '\t' {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+pub use crate::render::safe::sanitize;
 
 /// `--verbose`: one line on stderr per line that belongs to no record, with its location.
 fn print_unparsed(path: &str, u: &UnparsedLine) {
@@ -547,79 +547,107 @@ fn write_stats_text(out: &mut impl Write, s: &InputStats) -> io::Result<()> {
     Ok(())
 }
 
+/// The runs of a check: all inputs together, or with `--per-file` each file (its rotations with it).
+fn check_runs(sources: Vec<Source>, per_file: bool) -> Vec<(Option<String>, Vec<Source>)> {
+    if !per_file {
+        return vec![(None, sources)];
+    }
+    let mut runs: Vec<(Option<String>, Vec<Source>)> = Vec::new();
+    let mut bases: Vec<Option<PathBuf>> = Vec::new();
+    for s in sources {
+        let base = match &s {
+            Source::File(p) => Some(input::rotation_base(p)),
+            Source::Stdin => None,
+        };
+        match bases.iter().position(|b| b.is_some() && *b == base) {
+            Some(i) => runs[i].1.push(s),
+            None => {
+                let name = base
+                    .as_ref()
+                    .map_or_else(|| s.display(), |b| b.display().to_string());
+                bases.push(base);
+                runs.push((Some(name), vec![s]));
+            }
+        }
+    }
+    runs
+}
+
 fn cmd_check(
     args: &InputArgs,
     format: CheckFormat,
     all: bool,
+    per_file: bool,
     models: &[String],
     max_skew: u64,
     log_utc_offset: Option<i64>,
 ) -> Result<i32, Report> {
     use crate::model::Verdict;
     use std::io::IsTerminal;
-    let models =
-        crate::check::select(models).map_err(|e| miette!(code = "ozone_conform::usage", "{e}"))?;
+    crate::check::select(models).map_err(|e| miette!(code = "ozone_conform::usage", "{e}"))?;
     let max_skew = i64::try_from(max_skew)
         .map_err(|_| miette!(code = "ozone_conform::usage", "--max-skew is too large"))?;
-    let p = prepare(args)?;
+    let mut p = prepare(args)?;
+    let format = format.resolve(io::stderr().is_terminal());
+    let progress =
+        crate::progress::wanted(format, args.verbose).then(|| crate::progress::start(&p.sources));
+    p.options.progress = progress.clone();
     let verbose = args.verbose;
     let on_unparsed = move |path: &str, u: &UnparsedLine| {
         if verbose {
             print_unparsed(path, u);
         }
     };
-    let timeline =
-        crate::timeline::build(&p.sources, &p.grammar, &p.options, max_skew, &on_unparsed);
-    let mut had_errors = false;
-    for s in &timeline.inputs {
-        had_errors |= report_input_errors(s);
-    }
-    let mut timeline = timeline;
-    timeline.utc_offset_ms = log_utc_offset;
-    let reports = crate::check::replay(&timeline, models);
+    let options = crate::render::Options {
+        all,
+        color: io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        width: std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(100),
+        per_file,
+    };
+    let mut renderer = crate::render::renderer(format, options);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    match format {
-        CheckFormat::Json => {
-            serde_json::to_writer_pretty(
-                &mut out,
-                &crate::report::to_json(&timeline, &reports, all),
-            )
-            .map_err(|e| out_err(e.into()))?;
-            writeln!(out).map_err(out_err)?;
-        }
-        CheckFormat::Full => {
-            let color = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            let width = std::env::var("COLUMNS")
-                .ok()
-                .and_then(|c| c.parse().ok())
-                .unwrap_or(100);
-            for r in &reports {
-                let shown: Vec<_> = if all {
-                    r.violations.iter().collect()
-                } else {
-                    r.first().into_iter().collect()
-                };
-                for v in shown {
-                    write!(
-                        out,
-                        "{}",
-                        crate::report::render_violation(&timeline, r, v, color, width)
-                    )
-                    .map_err(out_err)?;
-                    writeln!(out).map_err(out_err)?;
+    renderer.begin(&mut out).map_err(out_err)?;
+    let (mut had_errors, mut violated) = (false, false);
+    for (name, sources) in check_runs(std::mem::take(&mut p.sources), per_file) {
+        let mut timeline =
+            crate::timeline::build(&sources, &p.grammar, &p.options, max_skew, &on_unparsed);
+        timeline.utc_offset_ms = log_utc_offset;
+        let reports = crate::check::replay(
+            &timeline,
+            crate::check::select(models).expect("checked above"),
+        );
+        if let Some(bar) = &progress {
+            bar.suspend(|| {
+                for s in &timeline.inputs {
+                    had_errors |= report_input_errors(s);
                 }
+            });
+        } else {
+            for s in &timeline.inputs {
+                had_errors |= report_input_errors(s);
             }
-            write!(
-                out,
-                "{}",
-                crate::report::render_summary(&timeline, &reports, all)
-            )
-            .map_err(out_err)?;
         }
+        violated |= reports.iter().any(|r| r.verdict == Verdict::Violated);
+        let run = crate::render::Run {
+            name: name.as_deref(),
+            timeline: &timeline,
+            reports: &reports,
+        };
+        match &progress {
+            Some(bar) => bar.suspend(|| renderer.run(&mut out, &run).and_then(|_| out.flush())),
+            None => renderer.run(&mut out, &run),
+        }
+        .map_err(out_err)?;
     }
+    if let Some(bar) = &progress {
+        bar.finish_and_clear();
+    }
+    renderer.end(&mut out).map_err(out_err)?;
     out.flush().map_err(out_err)?;
-    let violated = reports.iter().any(|r| r.verdict == Verdict::Violated);
     Ok(if had_errors {
         EXIT_ERROR
     } else if violated {

@@ -152,13 +152,48 @@ pub fn sort_rotated(paths: &mut [PathBuf]) {
     });
 }
 
+/// The live log a (possibly rotated) file belongs to: `x.log.3.gz` → `x.log`.
+pub fn rotation_base(path: &Path) -> PathBuf {
+    rotation_key(path).0
+}
+
 /// Opens a source, decompressing when it starts with the gzip magic bytes (whatever its name).
 pub fn open(source: &Source) -> io::Result<Box<dyn Read + Send>> {
+    open_with_progress(source, None)
+}
+
+/// Counts the raw (before decompression) bytes read into a progress bar; reads are 256 KiB, so the bar is
+/// touched once per read, not per line.
+struct Counted<R> {
+    inner: R,
+    bar: indicatif::ProgressBar,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.bar.inc(n as u64);
+        Ok(n)
+    }
+}
+
+/// [`open`], advancing `progress` by the bytes read from the file (or stdin).
+pub fn open_with_progress(
+    source: &Source,
+    progress: Option<&indicatif::ProgressBar>,
+) -> io::Result<Box<dyn Read + Send>> {
     let raw: Box<dyn Read + Send> = match source {
         Source::Stdin => Box::new(io::stdin()),
         Source::File(p) => Box::new(File::open(p)?),
         // A followed file is read as it is; gzip does not grow.
         Source::Follow(p) => return Ok(Box::new(FollowReader::open(p)?)),
+    };
+    let raw: Box<dyn Read + Send> = match progress {
+        Some(bar) => Box::new(Counted {
+            inner: raw,
+            bar: bar.clone(),
+        }),
+        None => raw,
     };
     let mut buf = BufReader::with_capacity(256 * 1024, raw);
     let head = buf.fill_buf()?;

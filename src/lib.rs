@@ -13,6 +13,8 @@ pub mod linking;
 pub mod live;
 pub mod model;
 pub mod node;
+pub mod progress;
+pub mod render;
 pub mod report;
 pub mod scan;
 pub mod spec;

@@ -5,8 +5,8 @@
 //! inputs and works for stdin and gzip alike.
 
 use crate::check::ModelReport;
-use crate::cli::sanitize;
 use crate::model::{Verdict, Violation};
+use crate::render::safe::sanitize;
 use crate::timeline::Timeline;
 use miette::{
     Diagnostic, LabeledSpan, MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents,
@@ -284,6 +284,36 @@ pub fn render_summary(timeline: &Timeline, reports: &[ModelReport], all: bool) -
     out
 }
 
+/// One violation as in the `--format json` contract (also a `--format json-lines` line's core).
+pub fn violation_json(timeline: &Timeline, r: &ModelReport, v: &Violation, first: bool) -> Json {
+    let e = &timeline.events[v.primary];
+    json!({
+        "invariant": v.invariant,
+        "code": v.code,
+        "message": v.message,
+        "node": v.node.as_deref(),
+        "first": first,
+        "primary": {
+            "path": timeline.inputs[e.span.input as usize].path,
+            "line": e.span.line,
+            "column": 1,
+            "byte_offset": e.span.byte_offset,
+            "byte_len": e.span.byte_len,
+        },
+        "related": v.related.iter().map(|(i, label)| {
+            let r = &timeline.events[*i];
+            json!({"path": timeline.inputs[r.span.input as usize].path, "line": r.span.line, "label": label})
+        }).collect::<Vec<_>>(),
+        "ambiguous_order": v.ambiguous_order,
+        "spec": {
+            "module": r.spec.module,
+            "invariant": v.invariant,
+            "path": r.spec.path,
+            "line": spec_line(r.spec.path, v.invariant),
+        },
+    })
+}
+
 /// The `--format json` contract (version 1; see the README).
 pub fn to_json(timeline: &Timeline, reports: &[ModelReport], all: bool) -> Json {
     let inputs: Vec<Json> = timeline
@@ -303,38 +333,15 @@ pub fn to_json(timeline: &Timeline, reports: &[ModelReport], all: bool) -> Json 
     let models: Vec<Json> = reports
         .iter()
         .map(|r| {
-            let shown: Vec<&Violation> = if all { r.violations.iter().collect() } else { r.first().into_iter().collect() };
+            let shown: Vec<&Violation> = if all {
+                r.violations.iter().collect()
+            } else {
+                r.first().into_iter().collect()
+            };
             let violations: Vec<Json> = shown
                 .iter()
                 .enumerate()
-                .map(|(k, v)| {
-                    let e = &timeline.events[v.primary];
-                    json!({
-                        "invariant": v.invariant,
-                        "code": v.code,
-                        "message": v.message,
-                        "node": v.node.as_deref(),
-                        "first": k == 0,
-                        "primary": {
-                            "path": timeline.inputs[e.span.input as usize].path,
-                            "line": e.span.line,
-                            "column": 1,
-                            "byte_offset": e.span.byte_offset,
-                            "byte_len": e.span.byte_len,
-                        },
-                        "related": v.related.iter().map(|(i, label)| {
-                            let r = &timeline.events[*i];
-                            json!({"path": timeline.inputs[r.span.input as usize].path, "line": r.span.line, "label": label})
-                        }).collect::<Vec<_>>(),
-                        "ambiguous_order": v.ambiguous_order,
-                        "spec": {
-                            "module": r.spec.module,
-                            "invariant": v.invariant,
-                            "path": r.spec.path,
-                            "line": spec_line(r.spec.path, v.invariant),
-                        },
-                    })
-                })
+                .map(|(k, v)| violation_json(timeline, r, v, k == 0))
                 .collect();
             json!({
                 "model": r.model,

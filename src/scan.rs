@@ -116,6 +116,8 @@ pub struct ScanOptions {
     pub layout: Option<Layout>,
     /// `--node`: the node of every record (for stdin).
     pub node: Option<String>,
+    /// A progress bar advanced by the bytes read (`check` on a terminal).
+    pub progress: Option<indicatif::ProgressBar>,
 }
 
 /// The layouts an input may use and the grammar to match; shared by every block.
@@ -406,7 +408,7 @@ pub fn scan_input(
     mut on_unparsed: impl FnMut(&UnparsedLine),
 ) -> InputStats {
     let path = source.display();
-    let reader = match input::open(source) {
+    let reader = match input::open_with_progress(source, options.progress.as_ref()) {
         Ok(r) => r,
         Err(e) => {
             return InputStats {

@@ -309,7 +309,7 @@ fn terminal_report_snapshots() {
         ("recon_daemon", "recon-om-sync", false),
     ] {
         let out = bin()
-            .arg("check")
+            .args(["check", "--format", "full"])
             .args(["--model", model])
             .args(inputs(model, "violating", merged))
             .output()
@@ -318,7 +318,7 @@ fn terminal_report_snapshots() {
         insta::assert_snapshot!(name, String::from_utf8_lossy(&out.stdout));
     }
     let out = bin()
-        .arg("check")
+        .args(["check", "--format", "full"])
         .args(inputs("scm-secret-keys", "midflight", false))
         .output()
         .unwrap();
@@ -345,11 +345,24 @@ fn the_readme_example_command_finds_the_violation() {
         .map(|p| p.unwrap().to_string_lossy().into_owned())
         .collect();
     assert!(files.len() >= 3, "{pattern}");
-    let out = bin().arg("check").args(&files).output().unwrap();
+    // On a terminal the default format is `full`; here stderr is a pipe, so ask for it.
+    let out = bin()
+        .args(["check", "--format", "full"])
+        .args(&files)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("OZ-SCM-KEYS-001[KeyFileCoversDb]"),
+        "{stdout}"
+    );
+    // The command exactly as in the README, in a pipe: the concise default, same violation.
+    let out = bin().arg("check").args(&files).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(": error[OZ-SCM-KEYS-001]: ") && stdout.contains("[KeyFileCoversDb]"),
         "{stdout}"
     );
 }

@@ -1,0 +1,58 @@
+//! `--format concise`: one line per violation in the GNU/rustc shape editors' problem matchers read,
+//! `path:line:col: error[CODE]: message [Invariant]`, then one line per model's verdict,
+//! `scope: model: verdict: detail` (the scope is the run's file with `--per-file`, else `ozone-conform`).
+
+use super::safe::sanitize_cow as s;
+use super::{verdict_detail, verdict_name, Options, Renderer, Run};
+use crate::check::ModelReport;
+use crate::model::Violation;
+use crate::timeline::Timeline;
+use std::io::{self, Write};
+
+pub struct Concise {
+    options: Options,
+}
+
+impl Concise {
+    pub fn new(options: Options) -> Self {
+        Concise { options }
+    }
+}
+
+/// One violation's line (no newline).
+pub fn violation_line(timeline: &Timeline, v: &Violation) -> String {
+    let at = super::loc(timeline, v.primary);
+    format!(
+        "{}:{}:1: error[{}]: {} [{}]",
+        s(at.path),
+        at.line,
+        v.code,
+        s(&v.message),
+        v.invariant
+    )
+}
+
+/// One model's verdict line (no newline).
+pub fn verdict_line(scope: Option<&str>, report: &ModelReport) -> String {
+    format!(
+        "{}: {}: {}: {}",
+        s(scope.unwrap_or("ozone-conform")),
+        report.model,
+        verdict_name(report.verdict),
+        s(&verdict_detail(report))
+    )
+}
+
+impl Renderer for Concise {
+    fn run(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
+        for r in run.reports {
+            for v in Run::shown(r, self.options.all) {
+                writeln!(out, "{}", violation_line(run.timeline, v))?;
+            }
+        }
+        for r in run.reports {
+            writeln!(out, "{}", verdict_line(run.name, r))?;
+        }
+        Ok(())
+    }
+}

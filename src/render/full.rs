@@ -1,0 +1,57 @@
+//! `--format full`: miette diagnostics with the log line, the causal chain and help, then the verdicts.
+
+use super::{Options, Renderer, Run};
+use crate::check::ModelReport;
+use crate::model::Violation;
+use crate::timeline::Timeline;
+use std::io::{self, Write};
+
+pub struct Full {
+    options: Options,
+}
+
+impl Full {
+    pub fn new(options: Options) -> Self {
+        Full { options }
+    }
+
+    /// One violation, as a streaming caller would print it.
+    pub fn violation(
+        &self,
+        out: &mut dyn Write,
+        timeline: &Timeline,
+        report: &ModelReport,
+        v: &Violation,
+    ) -> io::Result<()> {
+        let text = crate::report::render_violation(
+            timeline,
+            report,
+            v,
+            self.options.color,
+            self.options.width,
+        );
+        writeln!(out, "{text}")
+    }
+}
+
+impl Renderer for Full {
+    fn run(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
+        if let Some(name) = run.name {
+            writeln!(out, "==> {} <==", super::safe::sanitize(name))?;
+        }
+        for r in run.reports {
+            for v in Run::shown(r, self.options.all) {
+                self.violation(out, run.timeline, r, v)?;
+            }
+        }
+        write!(
+            out,
+            "{}",
+            crate::report::render_summary(run.timeline, run.reports, self.options.all)
+        )?;
+        if run.name.is_some() {
+            writeln!(out)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,68 @@
+//! `--format json-lines`: one JSON object per line, written as soon as it is known. A violation line is the
+//! violation object of the JSON contract with `"type": "violation"`, its `model`, and `run` (the input file
+//! with `--per-file`, else `null`); each model's verdict follows as `"type": "verdict"`.
+
+use super::{Options, Renderer, Run};
+use crate::check::ModelReport;
+use crate::model::Violation;
+use crate::timeline::Timeline;
+use serde_json::{json, Value};
+use std::io::{self, Write};
+
+pub struct JsonLines {
+    options: Options,
+}
+
+impl JsonLines {
+    pub fn new(options: Options) -> Self {
+        JsonLines { options }
+    }
+}
+
+/// One violation's object.
+pub fn violation(
+    run: Option<&str>,
+    timeline: &Timeline,
+    report: &ModelReport,
+    v: &Violation,
+    first: bool,
+) -> Value {
+    let mut o = crate::report::violation_json(timeline, report, v, first);
+    o["type"] = "violation".into();
+    o["model"] = report.model.into();
+    o["run"] = run.into();
+    o
+}
+
+/// One model's verdict object.
+pub fn verdict(run: Option<&str>, report: &ModelReport) -> Value {
+    json!({
+        "type": "verdict",
+        "run": run,
+        "model": report.model,
+        "verdict": report.verdict,
+        "reason": report.reason,
+        "events": report.events,
+        "checks": report.checks,
+        "violations": report.violations.len(),
+    })
+}
+
+fn line(out: &mut dyn Write, v: &Value) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, v)?;
+    out.write_all(b"\n")
+}
+
+impl Renderer for JsonLines {
+    fn run(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
+        for r in run.reports {
+            for (k, v) in Run::shown(r, self.options.all).into_iter().enumerate() {
+                line(out, &violation(run.name, run.timeline, r, v, k == 0))?;
+            }
+        }
+        for r in run.reports {
+            line(out, &verdict(run.name, r))?;
+        }
+        Ok(())
+    }
+}
