@@ -556,7 +556,7 @@ fn check_runs(sources: Vec<Source>, per_file: bool) -> Vec<(Option<String>, Vec<
     let mut bases: Vec<Option<PathBuf>> = Vec::new();
     for s in sources {
         let base = match &s {
-            Source::File(p) => Some(input::rotation_base(p)),
+            Source::File(p) | Source::Follow(p) => Some(input::rotation_base(p)),
             Source::Stdin => None,
         };
         match bases.iter().position(|b| b.is_some() && *b == base) {

@@ -23,7 +23,7 @@ pub fn start(sources: &[Source]) -> ProgressBar {
     let total: Option<u64> = sources
         .iter()
         .map(|s| match s {
-            Source::Stdin => None,
+            Source::Stdin | Source::Follow(_) => None,
             Source::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
         })
         .sum();
