@@ -98,7 +98,8 @@ fn strip_comments(text: &str) -> Result<String, usize> {
     }
     // Only ASCII bytes were replaced by ASCII spaces... except inside comments, where multi-byte characters
     // became several spaces; the result is still valid UTF-8.
-    Ok(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    Ok(String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }
 
 /// Parses a TLC config.
@@ -136,7 +137,12 @@ pub fn parse_cfg(name: &str, text: &str) -> Result<TlcConfig, TraceError> {
         let (at, w) = word(&mut pos);
         if w.is_empty() {
             let len = clean[at..].chars().next().map_or(1, char::len_utf8);
-            return Err(err(at, len, "unexpected character in the config".into(), "here"));
+            return Err(err(
+                at,
+                len,
+                "unexpected character in the config".into(),
+                "here",
+            ));
         }
         let single = |pos: &mut usize, what: &str| -> Result<String, TraceError> {
             skip_ws(pos);
@@ -161,7 +167,12 @@ pub fn parse_cfg(name: &str, text: &str) -> Result<TlcConfig, TraceError> {
                     "TRUE" => Some(true),
                     "FALSE" => Some(false),
                     _ => {
-                        return Err(err(pos - v.len(), v.len(), "CHECK_DEADLOCK takes TRUE or FALSE".into(), "not TRUE or FALSE"))
+                        return Err(err(
+                            pos - v.len(),
+                            v.len(),
+                            "CHECK_DEADLOCK takes TRUE or FALSE".into(),
+                            "not TRUE or FALSE",
+                        ))
                     }
                 };
                 section = Section::None;
@@ -173,7 +184,12 @@ pub fn parse_cfg(name: &str, text: &str) -> Result<TlcConfig, TraceError> {
             "ACTION_CONSTRAINT" | "ACTION_CONSTRAINTS" => section = Section::ActionConstraints,
             _ => match section {
                 Section::None => {
-                    return Err(err(at, w.len(), format!("`{w}` is not a config keyword"), "unknown keyword"))
+                    return Err(err(
+                        at,
+                        w.len(),
+                        format!("`{w}` is not a config keyword"),
+                        "unknown keyword",
+                    ))
                 }
                 Section::Invariants => cfg.invariants.push(w),
                 Section::Properties => cfg.properties.push(w),
@@ -186,29 +202,59 @@ pub fn parse_cfg(name: &str, text: &str) -> Result<TlcConfig, TraceError> {
                         skip_ws(&mut pos);
                         let mut module = String::new();
                         if s.get(pos) == Some(&b'[') {
-                            let close = clean[pos..].find(']').map(|c| pos + c + 1).ok_or_else(|| {
-                                err(pos, 1, "unclosed `[` in a substitution".into(), "opened here")
-                            })?;
+                            let close =
+                                clean[pos..].find(']').map(|c| pos + c + 1).ok_or_else(|| {
+                                    err(
+                                        pos,
+                                        1,
+                                        "unclosed `[` in a substitution".into(),
+                                        "opened here",
+                                    )
+                                })?;
                             module = format!("{} ", &clean[pos..close]);
                             pos = close;
                             skip_ws(&mut pos);
                         }
                         let (a, op) = word(&mut pos);
                         if !is_identifier(&op) {
-                            return Err(err(a, 1, format!("`{w} <-` needs an operator name"), "expected a name"));
+                            return Err(err(
+                                a,
+                                1,
+                                format!("`{w} <-` needs an operator name"),
+                                "expected a name",
+                            ));
                         }
                         cfg.substitutions.push((w, format!("{module}{op}")));
                     } else if s.get(pos) == Some(&b'=') {
                         pos += 1;
-                        let (v, end) = tla_expr::parse_value_prefix(&clean, pos, clean.len()).map_err(|e| {
-                            err(e.offset, e.len.max(1), format!("cannot read the value of constant `{w}`: {}", e.message), "here")
-                        })?;
+                        let (v, end) = tla_expr::parse_value_prefix(&clean, pos, clean.len())
+                            .map_err(|e| {
+                                err(
+                                    e.offset,
+                                    e.len.max(1),
+                                    format!(
+                                        "cannot read the value of constant `{w}`: {}",
+                                        e.message
+                                    ),
+                                    "here",
+                                )
+                            })?;
                         if cfg.constants.insert(w.clone(), v).is_some() {
-                            return Err(err(at, w.len(), format!("constant `{w}` is assigned twice"), "again here"));
+                            return Err(err(
+                                at,
+                                w.len(),
+                                format!("constant `{w}` is assigned twice"),
+                                "again here",
+                            ));
                         }
                         pos = end;
                     } else {
-                        return Err(err(pos.min(s.len()), 1, format!("expected `=` or `<-` after constant `{w}`"), "here"));
+                        return Err(err(
+                            pos.min(s.len()),
+                            1,
+                            format!("expected `=` or `<-` after constant `{w}`"),
+                            "here",
+                        ));
                     }
                 }
             },
@@ -228,12 +274,21 @@ mod tests {
         let c = parse_cfg("x.cfg", text).unwrap();
         assert_eq!(c.specification.as_deref(), Some("Spec"));
         assert_eq!(c.init, None);
-        assert_eq!(c.constants["Nodes"], TlaValue::set([TlaValue::model("s1"), TlaValue::model("s2")]));
+        assert_eq!(
+            c.constants["Nodes"],
+            TlaValue::set([TlaValue::model("s1"), TlaValue::model("s2")])
+        );
         assert_eq!(c.constants["NoNode"], TlaValue::model("NoNode"));
         assert_eq!(c.constants["Max"], TlaValue::int(-2));
         assert_eq!(c.constants["Flag"], TlaValue::Bool(false));
         assert_eq!(c.constants["Str"], TlaValue::str("a \" (* b"));
-        assert_eq!(c.substitutions, [("Op".to_string(), "MCOp".to_string()), ("Other".into(), "[M] Def".into())]);
+        assert_eq!(
+            c.substitutions,
+            [
+                ("Op".to_string(), "MCOp".to_string()),
+                ("Other".into(), "[M] Def".into())
+            ]
+        );
         assert_eq!(c.invariants, ["TypeOK", "Inv2", "Inv3"]);
         assert_eq!(c.properties, ["Live"]);
         assert_eq!(c.check_deadlock, Some(false));

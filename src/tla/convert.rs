@@ -26,7 +26,11 @@ pub fn convert_to_itf(file: &TraceFile) -> (Value, Vec<String>) {
     }
     let mut out = Vec::with_capacity(file.traces.len());
     for (k, t) in file.traces.iter().enumerate() {
-        let prefix = if several { format!("trace {}: ", k + 1) } else { String::new() };
+        let prefix = if several {
+            format!("trace {}: ", k + 1)
+        } else {
+            String::new()
+        };
         let (v, written) = to_itf_with_notes(t);
         if let Some(v) = &t.violation {
             notes.push(format!(
@@ -39,7 +43,11 @@ pub fn convert_to_itf(file: &TraceFile) -> (Value, Vec<String>) {
                 "{prefix}ITF has no field for a behaviour ending in stuttering; it is kept in #meta.x-ozone-conform"
             ));
         }
-        if t.states.iter().any(|s| s.action.as_ref().is_some_and(|a| a.module.is_some() || a.line.is_some())) {
+        if t.states.iter().any(|s| {
+            s.action
+                .as_ref()
+                .is_some_and(|a| a.module.is_some() || a.line.is_some())
+        }) {
             notes.push(format!(
                 "{prefix}action modules and lines are kept in each state's #meta (actionModule, actionLine), which ITF does not define"
             ));
@@ -67,7 +75,13 @@ mod tests {
         let f = read_trace_str("c.out", format!("{one}{one}")).unwrap();
         let (v, notes) = convert_to_itf(&f);
         assert_eq!(v.as_array().map(Vec::len), Some(2));
-        for word in ["JSON array", "violation", "stuttering", "actionLine", "uninterpreted"] {
+        for word in [
+            "JSON array",
+            "violation",
+            "stuttering",
+            "actionLine",
+            "uninterpreted",
+        ] {
             assert!(notes.iter().any(|n| n.contains(word)), "{word}: {notes:?}");
         }
         let back = read_trace_str("c.itf.json", v.to_string()).unwrap();
@@ -75,6 +89,9 @@ mod tests {
         assert!(back.traces[1].stuttering);
         assert_eq!(back.traces[0].violation, f.traces[0].violation);
         assert_eq!(back.traces[0].var(1, "x"), f.traces[0].var(1, "x"));
-        assert!(v[0]["#meta"]["description"].as_str().unwrap().contains("stuttering"));
+        assert!(v[0]["#meta"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("stuttering"));
     }
 }

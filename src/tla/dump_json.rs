@@ -13,6 +13,9 @@ use num_bigint::BigInt;
 
 const HELP: &str = "-dumpTrace json writes {\"counterexample\": {\"action\": [..], \"state\": [[1, {..}], ..]}, \"vars\": [..]}";
 
+/// A numbered state's variables as JSON members.
+type Members<'j> = &'j [(String, Spanned)];
+
 struct Reader<'a> {
     name: &'a str,
     text: &'a str,
@@ -23,7 +26,11 @@ impl Reader<'_> {
         TraceError::Itf {
             message: message.into(),
             src: source(self.name, self.text),
-            span: span_in(self.text, at.span.start, (at.span.end - at.span.start).min(200)),
+            span: span_in(
+                self.text,
+                at.span.start,
+                (at.span.end - at.span.start).min(200),
+            ),
             label: label.into(),
             help: HELP.into(),
         }
@@ -35,10 +42,14 @@ impl Reader<'_> {
             Json::Bool(b) => TlaValue::Bool(*b),
             Json::Number(n) => match n.parse::<BigInt>() {
                 Ok(i) => TlaValue::Int(i),
-                Err(_) => return Err(self.err(j, format!("{n} is not an integer"), "not an integer")),
+                Err(_) => {
+                    return Err(self.err(j, format!("{n} is not an integer"), "not an integer"))
+                }
             },
             Json::String(s) => TlaValue::Str(s.clone()),
-            Json::Array(a) => TlaValue::Seq(a.iter().map(|v| self.value(v)).collect::<Result<_, _>>()?),
+            Json::Array(a) => {
+                TlaValue::Seq(a.iter().map(|v| self.value(v)).collect::<Result<_, _>>()?)
+            }
             Json::Object(m) => {
                 let mut fields = Vec::with_capacity(m.len());
                 for (k, v) in m {
@@ -50,7 +61,7 @@ impl Reader<'_> {
     }
 
     /// `[i, {vars}]`
-    fn indexed_state<'j>(&self, j: &'j Spanned) -> Result<(usize, &'j [(String, Spanned)]), TraceError> {
+    fn indexed_state<'j>(&self, j: &'j Spanned) -> Result<(usize, Members<'j>), TraceError> {
         if let Some([i, s]) = j.as_array() {
             if let (Json::Number(n), Json::Object(m)) = (&i.value, &s.value) {
                 if let Ok(n) = n.parse::<usize>() {
@@ -58,16 +69,26 @@ impl Reader<'_> {
                 }
             }
         }
-        Err(self.err(j, "expected a state `[number, {variables}]`", "not a numbered state"))
+        Err(self.err(
+            j,
+            "expected a state `[number, {variables}]`",
+            "not a numbered state",
+        ))
     }
 }
 
 pub(crate) fn read_dump(name: &str, text: &str, top: &Spanned) -> Result<Trace, TraceError> {
     let r = Reader { name, text };
     let mut t = Trace::new(TraceFormat::TlcDumpJson);
-    let ce = top.get("counterexample").ok_or_else(|| r.err(top, "no `counterexample`", "this object"))?;
+    let ce = top
+        .get("counterexample")
+        .ok_or_else(|| r.err(top, "no `counterexample`", "this object"))?;
     let Some(states) = ce.get("state").and_then(|s| s.as_array()) else {
-        return Err(r.err(ce, "the counterexample has no `state` array", "this counterexample"));
+        return Err(r.err(
+            ce,
+            "the counterexample has no `state` array",
+            "this counterexample",
+        ));
     };
     let order: Vec<&str> = top
         .get("vars")
@@ -78,7 +99,11 @@ pub(crate) fn read_dump(name: &str, text: &str, top: &Spanned) -> Result<Trace, 
         let (n, members) = r.indexed_state(s)?;
         let mut vars = Vec::with_capacity(members.len());
         for (k, v) in members {
-            vars.push((k.clone(), r.value(v)?, span_in(text, v.span.start, v.span.end - v.span.start)));
+            vars.push((
+                k.clone(),
+                r.value(v)?,
+                span_in(text, v.span.start, v.span.end - v.span.start),
+            ));
         }
         if !order.is_empty() {
             vars.sort_by_key(|(k, _, _)| order.iter().position(|o| o == k).unwrap_or(usize::MAX));
@@ -101,19 +126,32 @@ pub(crate) fn read_dump(name: &str, text: &str, top: &Spanned) -> Result<Trace, 
     }
     for a in ce.get("action").and_then(|a| a.as_array()).unwrap_or(&[]) {
         let Some([from, info, to]) = a.as_array() else {
-            return Err(r.err(a, "expected an action `[[i, {..}], {name, location}, [j, {..}]]`", "not an action"));
+            return Err(r.err(
+                a,
+                "expected an action `[[i, {..}], {name, location}, [j, {..}]]`",
+                "not an action",
+            ));
         };
         let (i, _) = r.indexed_state(from)?;
         let (j, _) = r.indexed_state(to)?;
-        let name = info.get("name").and_then(|n| n.as_str()).unwrap_or("").to_string();
+        let name = info
+            .get("name")
+            .and_then(|n| n.as_str())
+            .unwrap_or("")
+            .to_string();
         let loc = info.get("location");
         let label = ActionLabel {
             name: name.clone(),
-            module: loc.and_then(|l| l.get("module")).and_then(|m| m.as_str()).map(str::to_string),
-            line: loc.and_then(|l| l.get("beginLine")).and_then(|b| match &b.value {
-                Json::Number(n) => n.parse().ok(),
-                _ => None,
-            }),
+            module: loc
+                .and_then(|l| l.get("module"))
+                .and_then(|m| m.as_str())
+                .map(str::to_string),
+            line: loc
+                .and_then(|l| l.get("beginLine"))
+                .and_then(|b| match &b.value {
+                    Json::Number(n) => n.parse().ok(),
+                    _ => None,
+                }),
         };
         if let Some(Json::Object(ctx)) = info.get("context").map(|c| &c.value) {
             if !ctx.is_empty() {
@@ -121,21 +159,29 @@ pub(crate) fn read_dump(name: &str, text: &str, top: &Spanned) -> Result<Trace, 
                     .iter()
                     .map(|(k, v)| format!("{k} = {}", &text[v.span.clone()]))
                     .collect();
-                t.note(format!("action {name} into state {j} was taken with {}", params.join(", ")));
+                t.note(format!(
+                    "action {name} into state {j} was taken with {}",
+                    params.join(", ")
+                ));
             }
         }
         if j <= i {
             // The closing edge of a lasso.
             match t.states.iter().position(|s| s.number == j) {
                 Some(idx) => t.back_to_state = Some(idx),
-                None => t.note(format!("action {name} loops back to state {j}, which is not in the trace")),
+                None => t.note(format!(
+                    "action {name} loops back to state {j}, which is not in the trace"
+                )),
             }
             t.note(format!("the loop back to state {j} is taken by action {name}, which has no state of its own here"));
         } else if let Some(s) = t.states.iter_mut().find(|s| s.number == j) {
             s.action = Some(label);
         }
     }
-    t.module = t.states.iter().find_map(|s| s.action.as_ref().and_then(|a| a.module.clone()));
+    t.module = t
+        .states
+        .iter()
+        .find_map(|s| s.action.as_ref().and_then(|a| a.module.clone()));
     t.note("-dumpTrace json cannot tell sets from sequences nor model values from strings: arrays are read as sequences, strings as strings, objects as records");
     t.check_variables_agree();
     Ok(t)
@@ -158,9 +204,16 @@ mod tests {
         assert_eq!(t.variables(), ["x", "s"]);
         assert_eq!(t.var(1, "s"), Some(&TlaValue::seq([TlaValue::str("n1")])));
         let a = t.states[1].action.as_ref().unwrap();
-        assert_eq!((a.name.as_str(), a.line, a.module.as_deref()), ("Add", Some(6), Some("Demo")));
+        assert_eq!(
+            (a.name.as_str(), a.line, a.module.as_deref()),
+            ("Add", Some(6), Some("Demo"))
+        );
         assert_eq!(t.back_to_state, Some(0));
         assert!(t.notes.iter().any(|n| n.contains("cannot tell sets")));
-        assert!(t.notes.iter().any(|n| n.contains("n = \"n1\"")), "{:?}", t.notes);
+        assert!(
+            t.notes.iter().any(|n| n.contains("n = \"n1\"")),
+            "{:?}",
+            t.notes
+        );
     }
 }

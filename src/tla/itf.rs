@@ -36,7 +36,9 @@ fn is_uninterpreted(s: &str) -> bool {
             let ty = &s[p + 4..];
             !ty.is_empty()
                 && ty.as_bytes()[0].is_ascii_uppercase()
-                && ty.bytes().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+                && ty
+                    .bytes()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
         }
         _ => false,
     }
@@ -81,12 +83,20 @@ impl Reader<'_> {
                     TlaValue::Int(i)
                 }
                 Err(_) => {
-                    return Err(self.err(j, format!("{n} is not an integer"), "not an integer", HELP))
+                    return Err(self.err(
+                        j,
+                        format!("{n} is not an integer"),
+                        "not an integer",
+                        HELP,
+                    ))
                 }
             },
             Json::String(s) => model_value_of_string(s).unwrap_or_else(|| TlaValue::Str(s.clone())),
             Json::Array(items) => TlaValue::Seq(
-                items.iter().map(|v| self.value(v)).collect::<Result<_, _>>()?,
+                items
+                    .iter()
+                    .map(|v| self.value(v))
+                    .collect::<Result<_, _>>()?,
             ),
             Json::Object(members) => {
                 if let Some((tag, inner)) = members.iter().find(|(k, _)| k.starts_with('#')) {
@@ -113,7 +123,12 @@ impl Reader<'_> {
                 let mut fields = Vec::with_capacity(members.len());
                 for (k, v) in members {
                     if fields.iter().any(|(n, _): &(String, TlaValue)| n == k) {
-                        return Err(self.err(v, format!("record field `{k}` appears twice"), "again here", HELP));
+                        return Err(self.err(
+                            v,
+                            format!("record field `{k}` appears twice"),
+                            "again here",
+                            HELP,
+                        ));
                     }
                     fields.push((k.clone(), self.value(v)?));
                 }
@@ -122,11 +137,22 @@ impl Reader<'_> {
         })
     }
 
-    fn tagged(&mut self, j: &Spanned, tag: &str, inner: &Spanned, help: &str) -> Result<TlaValue, TraceError> {
+    fn tagged(
+        &mut self,
+        j: &Spanned,
+        tag: &str,
+        inner: &Spanned,
+        help: &str,
+    ) -> Result<TlaValue, TraceError> {
         let items = |r: &mut Self| -> Result<Vec<TlaValue>, TraceError> {
             match inner.as_array() {
                 Some(a) => a.iter().map(|v| r.value(v)).collect(),
-                None => Err(r.err(inner, format!("`{tag}` takes an array, not {}", inner.kind()), "expected an array", help)),
+                None => Err(r.err(
+                    inner,
+                    format!("`{tag}` takes an array, not {}", inner.kind()),
+                    "expected an array",
+                    help,
+                )),
             }
         };
         Ok(match tag {
@@ -185,7 +211,12 @@ impl Reader<'_> {
     fn trace(&mut self, top: &Spanned) -> Result<Trace, TraceError> {
         const HELP: &str = "an ITF trace is {\"#meta\": {..}, \"vars\": [..], \"states\": [{..}, ..], \"loop\": k}";
         if !matches!(top.value, Json::Object(_)) {
-            return Err(self.err(top, format!("an ITF trace is an object, not {}", top.kind()), "not a trace", HELP));
+            return Err(self.err(
+                top,
+                format!("an ITF trace is an object, not {}", top.kind()),
+                "not a trace",
+                HELP,
+            ));
         }
         let mut t = Trace::new(TraceFormat::Itf);
         self.plain_ints = false;
@@ -200,11 +231,25 @@ impl Reader<'_> {
                     for v in a {
                         match v.as_str() {
                             Some(s) => var_order.push(s.to_string()),
-                            None => return Err(self.err(v, "a variable name must be a string", "not a string", HELP)),
+                            None => {
+                                return Err(self.err(
+                                    v,
+                                    "a variable name must be a string",
+                                    "not a string",
+                                    HELP,
+                                ))
+                            }
                         }
                     }
                 }
-                None => return Err(self.err(vars, "`vars` must be an array of names", "not an array", HELP)),
+                None => {
+                    return Err(self.err(
+                        vars,
+                        "`vars` must be an array of names",
+                        "not an array",
+                        HELP,
+                    ))
+                }
             }
         }
         if let Some(params) = top.get("params").and_then(|p| p.as_array()) {
@@ -231,7 +276,12 @@ impl Reader<'_> {
         let mut map_states = false;
         for (k, s) in states.iter().enumerate() {
             let Json::Object(members) = &s.value else {
-                return Err(self.err(s, format!("a state is an object, not {}", s.kind()), "not a state", HELP));
+                return Err(self.err(
+                    s,
+                    format!("a state is an object, not {}", s.kind()),
+                    "not a state",
+                    HELP,
+                ));
             };
             let mut action = None;
             let mut vars = Vec::new();
@@ -249,7 +299,10 @@ impl Reader<'_> {
                         if let Some(name) = v.get("action").and_then(|a| a.as_str()) {
                             action = Some(ActionLabel {
                                 name: name.to_string(),
-                                module: v.get("actionModule").and_then(|m| m.as_str()).map(str::to_string),
+                                module: v
+                                    .get("actionModule")
+                                    .and_then(|m| m.as_str())
+                                    .map(str::to_string),
                                 line: v.get("actionLine").and_then(|l| match &l.value {
                                     Json::Number(n) => n.parse().ok(),
                                     _ => None,
@@ -264,26 +317,49 @@ impl Reader<'_> {
                             if v.as_array().is_some_and(|a| a.is_empty()) {
                                 continue;
                             }
-                            return Err(self.err(v, "a state's `#map` must map variable names (strings)", "not a map from names", HELP));
+                            return Err(self.err(
+                                v,
+                                "a state's `#map` must map variable names (strings)",
+                                "not a map from names",
+                                HELP,
+                            ));
                         };
                         for (n, val) in m {
-                            vars.push((n, val, span_in(self.text, v.span.start, v.span.end - v.span.start)));
+                            vars.push((
+                                n,
+                                val,
+                                span_in(self.text, v.span.start, v.span.end - v.span.start),
+                            ));
                         }
                     }
                     _ => {
                         let val = self.value(v)?;
-                        vars.push((key.clone(), val, span_in(self.text, v.span.start, v.span.end - v.span.start)));
+                        vars.push((
+                            key.clone(),
+                            val,
+                            span_in(self.text, v.span.start, v.span.end - v.span.start),
+                        ));
                     }
                 }
             }
             if action.is_none() {
                 // Quint `--mbt` records the action taken as a variable.
-                if let Some(TlaValue::Str(a)) = vars.iter().find(|(n, _, _)| n == "mbt::actionTaken").map(|(_, v, _)| v) {
-                    action = Some(ActionLabel { name: a.clone(), module: None, line: None });
+                if let Some(TlaValue::Str(a)) = vars
+                    .iter()
+                    .find(|(n, _, _)| n == "mbt::actionTaken")
+                    .map(|(_, v, _)| v)
+                {
+                    action = Some(ActionLabel {
+                        name: a.clone(),
+                        module: None,
+                        line: None,
+                    });
                 }
             }
             if !var_order.is_empty() {
-                vars.sort_by_key(|(n, _, _)| var_order.iter().position(|v| v == n).unwrap_or(usize::MAX));
+                vars.sort_by_key(|(n, _, _)| {
+                    var_order.iter().position(|v| v == n).unwrap_or(usize::MAX)
+                });
             }
             t.states.push(TraceState {
                 number: k + 1,
@@ -302,7 +378,9 @@ impl Reader<'_> {
                     Ok(i) if i < t.states.len() => t.back_to_state = Some(i),
                     _ => t.note(format!("`loop` {n} is not the index of a state; ignored")),
                 },
-                _ => return Err(self.err(l, "`loop` must be a state index", "not an integer", HELP)),
+                _ => {
+                    return Err(self.err(l, "`loop` must be a state index", "not an integer", HELP))
+                }
             }
         }
         if self.plain_ints {
@@ -375,8 +453,15 @@ impl Reader<'_> {
             };
             t.violation = Some(TraceViolation {
                 kind,
-                name: viol.get("name").and_then(|n| n.as_str()).map(str::to_string),
-                message: viol.get("message").and_then(|n| n.as_str()).unwrap_or("").to_string(),
+                name: viol
+                    .get("name")
+                    .and_then(|n| n.as_str())
+                    .map(str::to_string),
+                message: viol
+                    .get("message")
+                    .and_then(|n| n.as_str())
+                    .unwrap_or("")
+                    .to_string(),
             });
         }
         if let Some(Json::Bool(b)) = v.get("stuttering").map(|s| &s.value) {
@@ -425,7 +510,12 @@ pub(crate) fn read_json_traces(name: &str, text: &str) -> Result<Vec<Trace>, Tra
     if top.get("counterexample").is_some() {
         return Ok(vec![super::dump_json::read_dump(name, text, &top)?]);
     }
-    let mut r = Reader { name, text, plain_ints: false, unserializable: 0 };
+    let mut r = Reader {
+        name,
+        text,
+        plain_ints: false,
+        unserializable: 0,
+    };
     match &top.value {
         Json::Array(items) => {
             if items.is_empty() {
@@ -478,10 +568,17 @@ fn value_to_itf(v: &TlaValue, notes: &mut Vec<String>) -> Value {
                 Value::String(format!("{m}{MODEL_SUFFIX}"))
             }
         }
-        TlaValue::Set(items) => json!({"#set": items.iter().map(|x| value_to_itf(x, notes)).collect::<Vec<_>>()}),
-        TlaValue::Seq(items) => Value::Array(items.iter().map(|x| value_to_itf(x, notes)).collect()),
+        TlaValue::Set(items) => {
+            json!({"#set": items.iter().map(|x| value_to_itf(x, notes)).collect::<Vec<_>>()})
+        }
+        TlaValue::Seq(items) => {
+            Value::Array(items.iter().map(|x| value_to_itf(x, notes)).collect())
+        }
         TlaValue::Record(m) => {
-            if m.len() == 2 && matches!(m.get("tag"), Some(TlaValue::Str(_))) && m.contains_key("value") {
+            if m.len() == 2
+                && matches!(m.get("tag"), Some(TlaValue::Str(_)))
+                && m.contains_key("value")
+            {
                 note("a record with just the fields `tag` (a string) and `value` reads back as a Quint variant".into());
             }
             if m.keys().any(|k| k.starts_with('#')) {
@@ -497,7 +594,9 @@ fn value_to_itf(v: &TlaValue, notes: &mut Vec<String>) -> Value {
             .iter()
             .map(|(k, x)| Value::Array(vec![value_to_itf(k, notes), value_to_itf(x, notes)]))
             .collect::<Vec<_>>()}),
-        TlaValue::Variant { tag, value } => json!({"tag": tag, "value": value_to_itf(value, notes)}),
+        TlaValue::Variant { tag, value } => {
+            json!({"tag": tag, "value": value_to_itf(value, notes)})
+        }
         TlaValue::Unserializable(s) => json!({"#unserializable": s}),
     }
 }
@@ -536,7 +635,10 @@ pub fn to_itf_with_notes(trace: &Trace) -> (Value, Vec<String>) {
             }
         }
         if s.number != k + 1 {
-            notes.push(format!("state {} is written as ITF state index {k}", s.number));
+            notes.push(format!(
+                "state {} is written as ITF state index {k}",
+                s.number
+            ));
         }
         let mut obj = Map::new();
         obj.insert("#meta".into(), Value::Object(meta));
@@ -545,7 +647,12 @@ pub fn to_itf_with_notes(trace: &Trace) -> (Value, Vec<String>) {
         }
         states.push(Value::Object(obj));
     }
-    if trace.states.iter().flat_map(|s| &s.vars).any(|(_, v, _)| has_model_value(v)) {
+    if trace
+        .states
+        .iter()
+        .flat_map(|s| &s.vars)
+        .any(|(_, v, _)| has_model_value(v))
+    {
         notes.push(format!(
             "model values are written as Apalache uninterpreted constants: `m` becomes \"m{MODEL_SUFFIX}\""
         ));
@@ -601,7 +708,9 @@ fn has_model_value(v: &TlaValue) -> bool {
         TlaValue::ModelValue(_) => true,
         TlaValue::Set(x) | TlaValue::Seq(x) => x.iter().any(has_model_value),
         TlaValue::Record(m) => m.values().any(has_model_value),
-        TlaValue::Function(p) => p.iter().any(|(k, v)| has_model_value(k) || has_model_value(v)),
+        TlaValue::Function(p) => p
+            .iter()
+            .any(|(k, v)| has_model_value(k) || has_model_value(v)),
         TlaValue::Variant { value, .. } => has_model_value(value),
         _ => false,
     }
@@ -620,32 +729,60 @@ mod tests {
 
     #[test]
     fn reads_every_tag_meta_loop_and_uninterpreted_constants() {
-        let t = read(r##"{"#meta":{"format":"ITF","source":"M.tla","description":"d","varTypes":{"x":"Int"}},
+        let t = read(
+            r##"{"#meta":{"format":"ITF","source":"M.tla","description":"d","varTypes":{"x":"Int"}},
             "params":["p"], "vars":["x","y"], "loop": 1,
             "states":[{"#meta":{"index":0},"y":{"#set":["a_OF_A",{"#bigint":"-3"}]},"x":{"#tup":[true,"s"]}},
-                      {"#meta":{"index":1,"action":"Step"},"x":{"#map":[[{"#bigint":"1"},2]]},"y":{"#unserializable":"Nat"}}]}"##);
+                      {"#meta":{"index":1,"action":"Step"},"x":{"#map":[[{"#bigint":"1"},2]]},"y":{"#unserializable":"Nat"}}]}"##,
+        );
         assert_eq!(t.format, TraceFormat::Itf);
         assert_eq!(t.module.as_deref(), Some("M"));
         assert_eq!(t.back_to_state, Some(1));
         assert_eq!(t.variables(), ["x", "y"]);
-        assert_eq!(t.var(0, "y"), Some(&TlaValue::set([TlaValue::model("a_OF_A"), TlaValue::int(-3)])));
-        assert_eq!(t.var(0, "x"), Some(&TlaValue::seq([TlaValue::Bool(true), TlaValue::str("s")])));
+        assert_eq!(
+            t.var(0, "y"),
+            Some(&TlaValue::set([
+                TlaValue::model("a_OF_A"),
+                TlaValue::int(-3)
+            ]))
+        );
+        assert_eq!(
+            t.var(0, "x"),
+            Some(&TlaValue::seq([TlaValue::Bool(true), TlaValue::str("s")]))
+        );
         assert_eq!(t.var(1, "x"), Some(&TlaValue::seq([TlaValue::int(2)])));
         assert_eq!(t.var(1, "y"), Some(&TlaValue::Unserializable("Nat".into())));
         assert_eq!(t.states[1].action.as_ref().unwrap().name, "Step");
-        for word in ["description: d", "x: Int", "parameters p", "plain JSON", "unserializable"] {
-            assert!(t.notes.iter().any(|n| n.contains(word)), "{word}: {:?}", t.notes);
+        for word in [
+            "description: d",
+            "x: Int",
+            "parameters p",
+            "plain JSON",
+            "unserializable",
+        ] {
+            assert!(
+                t.notes.iter().any(|n| n.contains(word)),
+                "{word}: {:?}",
+                t.notes
+            );
         }
     }
 
     #[test]
     fn quint_variants_unit_and_map_states() {
-        let t = read(r##"{"vars":["v"],"states":[{"v":{"tag":"None","value":{}}},{"v":{"tag":"Some","value":{"#bigint":"40"}}}]}"##);
+        let t = read(
+            r##"{"vars":["v"],"states":[{"v":{"tag":"None","value":{}}},{"v":{"tag":"Some","value":{"#bigint":"40"}}}]}"##,
+        );
         assert_eq!(
             t.var(1, "v"),
-            Some(&TlaValue::Variant { tag: "Some".into(), value: Box::new(TlaValue::int(40)) })
+            Some(&TlaValue::Variant {
+                tag: "Some".into(),
+                value: Box::new(TlaValue::int(40))
+            })
         );
-        let t = read(r##"{"#meta":{"format":null},"vars":[],"loop":null,"states":[{"#meta":{"index":0},"#map":[["n",1]]}]}"##);
+        let t = read(
+            r##"{"#meta":{"format":null},"vars":[],"loop":null,"states":[{"#meta":{"index":0},"#map":[["n",1]]}]}"##,
+        );
         assert_eq!(t.var(0, "n"), Some(&TlaValue::int(1)));
         assert!(t.notes.iter().any(|n| n.contains("Rust simulator")));
     }
@@ -660,7 +797,8 @@ mod tests {
             }
             e => panic!("{e:?}"),
         }
-        let e = read_trace_str("t", r##"{"states":[{"x":{"#bigint":"1e3"}}]}"##.into()).unwrap_err();
+        let e =
+            read_trace_str("t", r##"{"states":[{"x":{"#bigint":"1e3"}}]}"##.into()).unwrap_err();
         assert!(matches!(e, TraceError::Itf { .. }));
         let e = read_trace_str("t", r##"{"states":[{"x":{"#bigint":"1"}}"##.into()).unwrap_err();
         assert!(matches!(e, TraceError::Truncated { .. }), "{e:?}");
@@ -671,7 +809,11 @@ mod tests {
         let mut t = Trace::new(TraceFormat::TlcText);
         t.states.push(TraceState {
             number: 1,
-            action: Some(ActionLabel { name: "Next".into(), module: Some("M".into()), line: Some(3) }),
+            action: Some(ActionLabel {
+                name: "Next".into(),
+                module: Some("M".into()),
+                line: Some(3),
+            }),
             vars: vec![(
                 "f".into(),
                 TlaValue::function([(TlaValue::model("s1"), TlaValue::set([TlaValue::int(7)]))]),

@@ -117,10 +117,7 @@ impl Parser<'_> {
 
     fn value(&mut self, depth: usize) -> Result<Spanned, JsonError> {
         if depth > MAX_DEPTH {
-            return Err(self.err(
-                &format!("JSON nested deeper than {MAX_DEPTH} levels"),
-                1,
-            ));
+            return Err(self.err(&format!("JSON nested deeper than {MAX_DEPTH} levels"), 1));
         }
         let start = self.pos;
         let value = match self.s.get(self.pos) {
@@ -272,7 +269,11 @@ impl Parser<'_> {
                             {
                                 self.pos += 2;
                                 let lo = self.hex4()?;
-                                char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo.wrapping_sub(0xDC00) & 0x3FF))
+                                char::from_u32(
+                                    0x10000
+                                        + ((hi - 0xD800) << 10)
+                                        + (lo.wrapping_sub(0xDC00) & 0x3FF),
+                                )
                             } else {
                                 char::from_u32(hi)
                             };
@@ -300,7 +301,9 @@ impl Parser<'_> {
             self.pos = self.s.len();
             return Err(self.err("unclosed `\\u` escape", 0));
         };
-        let h = std::str::from_utf8(h).ok().and_then(|h| u32::from_str_radix(h, 16).ok());
+        let h = std::str::from_utf8(h)
+            .ok()
+            .and_then(|h| u32::from_str_radix(h, 16).ok());
         match h {
             Some(v) => {
                 self.pos += 4;

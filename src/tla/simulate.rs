@@ -56,7 +56,10 @@ pub fn read_simulate(name: &str, text: &str) -> Result<Trace, TraceError> {
     for (k, &(n, label_start, label_end)) in defs.iter().enumerate() {
         let body_end = defs.get(k + 1).map(|d| d.1).unwrap_or(body_limit);
         // The definition's body may start on the `STATE_k ==` line itself.
-        let eq = text[label_start..label_end].find("==").map(|p| label_start + p + 2).unwrap_or(label_end);
+        let eq = text[label_start..label_end]
+            .find("==")
+            .map(|p| label_start + p + 2)
+            .unwrap_or(label_end);
         let vars = parse_block(name, text, eq, body_end)?;
         let end = label_start + text[label_start..body_end].trim_end().len();
         t.states.push(TraceState {
@@ -106,7 +109,8 @@ mod tests {
     fn cut_dump_is_noted_and_cut_value_is_an_error() {
         let f = read_trace_str("t", "---- MODULE m ----\nSTATE_1 ==\n/\\ a = 0\n".into()).unwrap();
         assert!(f.traces[0].notes.iter().any(|n| n.contains("cut off")));
-        let e = read_trace_str("t", "---- MODULE m ----\nSTATE_1 ==\n/\\ a = {0,".into()).unwrap_err();
+        let e =
+            read_trace_str("t", "---- MODULE m ----\nSTATE_1 ==\n/\\ a = {0,".into()).unwrap_err();
         assert!(matches!(e, TraceError::Truncated { .. }), "{e:?}");
         let e = read_trace_str("t", "---- MODULE m ----\n====\n".into()).unwrap_err();
         assert!(matches!(e, TraceError::NotATrace { .. }));

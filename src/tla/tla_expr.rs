@@ -22,6 +22,8 @@ pub struct ExprError {
     pub message: String,
     /// The text ended inside the value (a truncated trace).
     pub at_end: bool,
+    /// When the value ended too early: the offset of the innermost bracket left open.
+    pub open: Option<usize>,
 }
 
 /// Parses the whole of `text` (surrounding whitespace allowed) as one value.
@@ -78,7 +80,8 @@ impl<'a> Parser<'a> {
     }
 
     fn starts(&self, tok: &str) -> bool {
-        self.pos + tok.len() <= self.end && &self.s[self.pos..self.pos + tok.len()] == tok.as_bytes()
+        self.pos + tok.len() <= self.end
+            && &self.s[self.pos..self.pos + tok.len()] == tok.as_bytes()
     }
 
     pub(crate) fn ws(&mut self) {
@@ -90,7 +93,10 @@ impl<'a> Parser<'a> {
     /// Length of the token at `pos`, for error labels.
     fn token_len(&self) -> usize {
         let mut i = self.pos;
-        while i < self.end && !matches!(self.s[i], b' ' | b'\t' | b'\r' | b'\n') && i - self.pos < 40 {
+        while i < self.end
+            && !matches!(self.s[i], b' ' | b'\t' | b'\r' | b'\n')
+            && i - self.pos < 40
+        {
             i += 1;
         }
         // Keep to character boundaries.
@@ -107,6 +113,7 @@ impl<'a> Parser<'a> {
                 len: 0,
                 message: format!("the value ends too early: {message}"),
                 at_end: true,
+                open: None,
             }
         } else {
             ExprError {
@@ -114,6 +121,7 @@ impl<'a> Parser<'a> {
                 len,
                 message: message.to_string(),
                 at_end: false,
+                open: None,
             }
         }
     }
@@ -148,7 +156,10 @@ impl<'a> Parser<'a> {
             }
         }
         if operands.len() == 1 {
-            return Ok(operands.pop().map(|(v, _)| v).unwrap_or(TlaValue::Bool(false)));
+            return Ok(operands
+                .pop()
+                .map(|(v, _)| v)
+                .unwrap_or(TlaValue::Bool(false)));
         }
         // `f @@ g`: f's pairs win, so feed the rightmost operand first (the last pair wins in `function`).
         let mut pairs = Vec::new();
@@ -161,6 +172,7 @@ impl<'a> Parser<'a> {
                         len: 1,
                         message: "an operand of `@@` is not a function".into(),
                         at_end: false,
+                        open: None,
                     })
                 }
             }
@@ -191,6 +203,12 @@ impl<'a> Parser<'a> {
     }
 
     fn list(&mut self, close: &str, depth: usize) -> Result<Vec<TlaValue>, ExprError> {
+        let opener = self.pos - if close == ">>" { 2 } else { 1 };
+        self.list_inner(close, depth)
+            .map_err(|e| opened_at(e, opener))
+    }
+
+    fn list_inner(&mut self, close: &str, depth: usize) -> Result<Vec<TlaValue>, ExprError> {
         let mut items = Vec::new();
         self.ws();
         if self.starts(close) {
@@ -207,17 +225,16 @@ impl<'a> Parser<'a> {
                 self.pos += close.len();
                 return Ok(items);
             } else {
-                return Err(self.err(
-                    &format!("expected `,` or `{close}`"),
-                    self.token_len(),
-                ));
+                return Err(self.err(&format!("expected `,` or `{close}`"), self.token_len()));
             }
         }
     }
 
     fn ident(&mut self) -> &'a str {
         let start = self.pos;
-        while self.pos < self.end && (self.s[self.pos].is_ascii_alphanumeric() || self.s[self.pos] == b'_') {
+        while self.pos < self.end
+            && (self.s[self.pos].is_ascii_alphanumeric() || self.s[self.pos] == b'_')
+        {
             self.pos += 1;
         }
         &self.text[start..self.pos]
@@ -236,12 +253,15 @@ impl<'a> Parser<'a> {
             return Err(self.err("expected digits after `-`", 1));
         }
         // Digits only, so this parse cannot fail; map the impossible error anyway rather than panic.
-        self.text[start..self.pos].parse::<BigInt>().map_err(|_| ExprError {
-            offset: start,
-            len: self.pos - start,
-            message: "not an integer".into(),
-            at_end: false,
-        })
+        self.text[start..self.pos]
+            .parse::<BigInt>()
+            .map_err(|_| ExprError {
+                offset: start,
+                len: self.pos - start,
+                message: "not an integer".into(),
+                at_end: false,
+                open: None,
+            })
     }
 
     fn atom(&mut self, depth: usize) -> Result<TlaValue, ExprError> {
@@ -263,11 +283,13 @@ impl<'a> Parser<'a> {
                 self.record(depth)
             }
             b'(' => {
+                let opener = self.pos;
                 self.pos += 1;
                 self.ws();
-                let v = self.expr(depth + 1)?;
-                self.expect(")", "to close `(`")?;
-                Ok(v)
+                let v = self
+                    .expr(depth + 1)
+                    .and_then(|v| self.expect(")", "to close `(`").map(|()| v));
+                v.map_err(|e| opened_at(e, opener))
             }
             b'"' => self.string(),
             b'-' | b'0'..=b'9' => {
@@ -290,6 +312,7 @@ impl<'a> Parser<'a> {
                                         "the interval has more than {MAX_INTERVAL} elements"
                                     ),
                                     at_end: false,
+                                    open: None,
                                 })
                             }
                         }
@@ -318,6 +341,11 @@ impl<'a> Parser<'a> {
     }
 
     fn record(&mut self, depth: usize) -> Result<TlaValue, ExprError> {
+        let opener = self.pos - 1;
+        self.record_inner(depth).map_err(|e| opened_at(e, opener))
+    }
+
+    fn record_inner(&mut self, depth: usize) -> Result<TlaValue, ExprError> {
         let mut fields: Vec<(String, TlaValue)> = Vec::new();
         self.ws();
         if self.starts("]") {
@@ -338,6 +366,7 @@ impl<'a> Parser<'a> {
                     len: name.len(),
                     message: format!("the record has field `{name}` twice"),
                     at_end: false,
+                    open: None,
                 });
             }
             let name = name.to_string();
@@ -375,7 +404,11 @@ impl<'a> Parser<'a> {
                     return Ok(TlaValue::Str(out));
                 }
                 b'\\' => {
-                    let esc = self.s.get(self.pos + 1).copied().filter(|_| self.pos + 1 < self.end);
+                    let esc = self
+                        .s
+                        .get(self.pos + 1)
+                        .copied()
+                        .filter(|_| self.pos + 1 < self.end);
                     let ch = match esc {
                         Some(b'"') => '"',
                         Some(b'\\') => '\\',
@@ -401,6 +434,14 @@ impl<'a> Parser<'a> {
             }
         }
     }
+}
+
+/// Records the innermost bracket left open when the value ends too early.
+fn opened_at(mut e: ExprError, opener: usize) -> ExprError {
+    if e.at_end && e.open.is_none() {
+        e.open = Some(opener);
+    }
+    e
 }
 
 /// The pairs of a function-like value, for `@@`.
@@ -434,7 +475,10 @@ mod tests {
         assert_eq!(parse_value("  -17 ").unwrap(), i(-17));
         let big = parse_value("123456789012345678901234567890").unwrap();
         assert_eq!(big.to_string(), "123456789012345678901234567890");
-        assert_eq!(parse_value(r#""a\"b\\c\nd""#).unwrap(), TlaValue::str("a\"b\\c\nd"));
+        assert_eq!(
+            parse_value(r#""a\"b\\c\nd""#).unwrap(),
+            TlaValue::str("a\"b\\c\nd")
+        );
         assert_eq!(parse_value("TRUE").unwrap(), TlaValue::Bool(true));
         assert_eq!(parse_value("NULL").unwrap(), m("NULL"));
         assert_eq!(parse_value("c1_OF_P").unwrap(), m("c1_OF_P"));
@@ -448,13 +492,19 @@ mod tests {
             parse_value("<<<<a, 1>>>>").unwrap(),
             TlaValue::seq([TlaValue::seq([m("a"), i(1)])])
         );
-        assert_eq!(parse_value("{3, 1, 3}").unwrap(), TlaValue::set([i(1), i(3)]));
+        assert_eq!(
+            parse_value("{3, 1, 3}").unwrap(),
+            TlaValue::set([i(1), i(3)])
+        );
         assert_eq!(parse_value("{}").unwrap(), TlaValue::set([]));
         assert_eq!(
             parse_value("[a |-> 1, b |-> <<\"x\">>]").unwrap(),
             TlaValue::record([("a", i(1)), ("b", TlaValue::seq([TlaValue::str("x")]))])
         );
-        assert_eq!(parse_value("1..3").unwrap(), TlaValue::set([i(1), i(2), i(3)]));
+        assert_eq!(
+            parse_value("1..3").unwrap(),
+            TlaValue::set([i(1), i(2), i(3)])
+        );
     }
 
     #[test]
@@ -465,7 +515,10 @@ mod tests {
             Some(&TlaValue::record([("bal", i(-1))]))
         );
         assert_eq!(f.apply(&m("r2")), Some(&i(5)));
-        assert_eq!(parse_value("a :> 1").unwrap(), TlaValue::function([(m("a"), i(1))]));
+        assert_eq!(
+            parse_value("a :> 1").unwrap(),
+            TlaValue::function([(m("a"), i(1))])
+        );
         // `@@`: the left operand wins for equal keys.
         assert_eq!(
             parse_value("(a :> 1 @@ a :> 2 @@ b :> 3)").unwrap(),
@@ -483,6 +536,8 @@ mod tests {
         let e = parse_value("{1, 2").unwrap_err();
         assert!(e.at_end);
         assert_eq!(e.offset, 5);
+        let e = parse_value("<<[a |-> {1, <<2>>}, b |-> (x :> {3").unwrap_err();
+        assert_eq!(e.open, Some(33));
         let e = parse_value("[a |-> 1, a |-> 2]").unwrap_err();
         assert_eq!((e.offset, e.at_end), (10, false));
         assert!(e.message.contains("twice"));

@@ -45,8 +45,10 @@ fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| Patterns {
         label: Regex::new(r"^(?:State |STATE )?(\d{1,9}): (.*)$").expect("regex"),
-        back: Regex::new(r"^(?:(?:State |STATE )?(\d{1,9}): )?Back to state:? ?(\d{1,9})?:? ?(.*)$")
-            .expect("regex"),
+        back: Regex::new(
+            r"^(?:(?:State |STATE )?(\d{1,9}): )?Back to state:? ?(\d{1,9})?:? ?(.*)$",
+        )
+        .expect("regex"),
         location: Regex::new(
             r"^<(.*?) line (\d+), col (\d+) to line (\d+), col (\d+) of module ([^ >]+)>$",
         )
@@ -135,7 +137,10 @@ fn violation_of(line: &str) -> Option<TraceViolation> {
     } else if let Some(c) = p.action_prop.captures(line) {
         (ViolationKind::ActionProperty, Some(c[1].to_string()))
     } else if let Some(c) = p.temporal.captures(line) {
-        (ViolationKind::TemporalProperty, c.get(1).map(|m| m.as_str().to_string()))
+        (
+            ViolationKind::TemporalProperty,
+            c.get(1).map(|m| m.as_str().to_string()),
+        )
     } else if line.starts_with("Deadlock reached") {
         (ViolationKind::Deadlock, None)
     } else if line.starts_with("The first argument of Assert evaluated to FALSE")
@@ -202,7 +207,10 @@ impl Builder {
                 }
                 Some(existing) => {
                     let old = std::mem::replace(existing, v);
-                    t.note(format!("an earlier error header was replaced: {}", old.message));
+                    t.note(format!(
+                        "an earlier error header was replaced: {}",
+                        old.message
+                    ));
                 }
             },
             _ => {
@@ -227,7 +235,8 @@ impl Builder {
                 self.cur = Some(Trace::new(self.format));
             }
         }
-        self.cur.get_or_insert_with(|| Trace::new(TraceFormat::TlcText))
+        self.cur
+            .get_or_insert_with(|| Trace::new(TraceFormat::TlcText))
     }
 }
 
@@ -269,9 +278,9 @@ pub fn read_tlc_output(name: &str, text: &str) -> Result<Vec<Trace>, TraceError>
             continue;
         }
         // Error headers.
-        let error_text = l.strip_prefix("Error: ").or_else(|| {
-            (first_of_msg && msg.is_some_and(|(_, class)| class == 1)).then_some(l)
-        });
+        let error_text = l
+            .strip_prefix("Error: ")
+            .or_else(|| (first_of_msg && msg.is_some_and(|(_, class)| class == 1)).then_some(l));
         if let Some(et) = error_text {
             if is_behaviour_intro(et) {
                 continue;
@@ -364,7 +373,11 @@ pub fn read_tlc_output(name: &str, text: &str) -> Result<Vec<Trace>, TraceError>
                     }
                     j += 1;
                 }
-                let block_end = if j < ls.len() { ls[j].start } else { text.len() };
+                let block_end = if j < ls.len() {
+                    ls[j].start
+                } else {
+                    text.len()
+                };
                 i = j;
                 let vars = parse_block(name, text, block_start, block_end)?;
                 let state_end = text[..block_end].trim_end().len().max(line.start + l.len());
@@ -383,7 +396,9 @@ pub fn read_tlc_output(name: &str, text: &str) -> Result<Vec<Trace>, TraceError>
     }
     if let Some(m) = completed_no_error {
         if let Some(t) = b.cur.as_mut().or(b.done.last_mut()) {
-            t.note(format!("after the traces TLC printed `{m}` (TLC does so after a -continue run)"));
+            t.note(format!(
+                "after the traces TLC printed `{m}` (TLC does so after a -continue run)"
+            ));
         }
     }
     b.finish();
@@ -395,7 +410,11 @@ pub fn read_tlc_output(name: &str, text: &str) -> Result<Vec<Trace>, TraceError>
     if b.done.is_empty() {
         let (offset, len, label) = match text.find("No error has been found") {
             Some(o) => (o, "No error has been found".len(), "TLC found no error"),
-            None => (0, text.len().min(1), "no `State 1:` (or `1:` in -tool output) anywhere"),
+            None => (
+                0,
+                text.len().min(1),
+                "no `State 1:` (or `1:` in -tool output) anywhere",
+            ),
         };
         return Err(TraceError::NotATrace {
             name: name.to_string(),
@@ -532,7 +551,10 @@ mod tests {
         assert_eq!(t.states.len(), 2);
         assert_eq!(t.states[0].action, None);
         let a = t.states[1].action.as_ref().unwrap();
-        assert_eq!((a.name.as_str(), a.module.as_deref(), a.line), ("Add(n1)", Some("Demo"), Some(6)));
+        assert_eq!(
+            (a.name.as_str(), a.module.as_deref(), a.line),
+            ("Add(n1)", Some("Demo"), Some(6))
+        );
         assert_eq!(t.module.as_deref(), Some("Demo"));
         assert_eq!(t.var(1, "s"), Some(&TlaValue::set([TlaValue::model("n1")])));
         assert_eq!(t.variables(), ["x", "s"]);
@@ -548,7 +570,13 @@ mod tests {
         let mixed: String = PLAIN
             .split_inclusive('\n')
             .enumerate()
-            .map(|(k, l)| if k % 2 == 0 { l.replace('\n', "\r\n") } else { l.to_string() })
+            .map(|(k, l)| {
+                if k % 2 == 0 {
+                    l.replace('\n', "\r\n")
+                } else {
+                    l.to_string()
+                }
+            })
             .collect();
         let (a, b) = (read(&mixed), read(PLAIN));
         assert_eq!(a[0].var(1, "s"), b[0].var(1, "s"));
@@ -560,10 +588,17 @@ mod tests {
         let text = "@!@!@STARTMSG 2116:1 @!@!@\nTemporal properties were violated.\n\n@!@!@ENDMSG 2116 @!@!@\n@!@!@STARTMSG 2217:4 @!@!@\n1: <Initial predicate>\n/\\ x = 0\n\n@!@!@ENDMSG 2217 @!@!@\n@!@!@STARTMSG 2217:4 @!@!@\n2: <Next line 3, col 1 to line 3, col 9 of module M>\n/\\ x = 1\n@!@!@ENDMSG 2217 @!@!@\n@!@!@STARTMSG 2122:4 @!@!@\n1: Back to state: <Next line 3, col 1 to line 3, col 9 of module M>\n\n@!@!@ENDMSG 2122 @!@!@\n@!@!@STARTMSG 2773:0 @!@!@\n<Init line 42, col 1 to line 42, col 4 of module wire>: 50:50\n@!@!@ENDMSG 2773 @!@!@\n";
         let t = &read(text)[0];
         assert_eq!(t.format, TraceFormat::TlcTool);
-        assert_eq!(t.violation.as_ref().unwrap().kind, ViolationKind::TemporalProperty);
+        assert_eq!(
+            t.violation.as_ref().unwrap().kind,
+            ViolationKind::TemporalProperty
+        );
         assert_eq!(t.states.len(), 2);
         assert_eq!(t.back_to_state, Some(0));
-        assert!(t.notes.iter().any(|n| n.contains("loop back to state 1")), "{:?}", t.notes);
+        assert!(
+            t.notes.iter().any(|n| n.contains("loop back to state 1")),
+            "{:?}",
+            t.notes
+        );
     }
 
     #[test]
@@ -584,7 +619,8 @@ mod tests {
         let t = &read(text)[0];
         assert_eq!(t.states.len(), 2);
         assert_eq!(
-            t.var(1, "injug").and_then(|f| f.apply(&TlaValue::model("big"))),
+            t.var(1, "injug")
+                .and_then(|f| f.apply(&TlaValue::model("big"))),
             Some(&TlaValue::int(5))
         );
         assert_eq!(t.states[1].action.as_ref().unwrap().name, "Action");
@@ -596,9 +632,15 @@ mod tests {
         let text = format!("{one}{one}Model checking completed. No error has been found.\n");
         let t = read(&text);
         assert_eq!(t.len(), 2);
-        assert!(t[1].notes.iter().any(|n| n.contains("No error has been found")));
+        assert!(t[1]
+            .notes
+            .iter()
+            .any(|n| n.contains("No error has been found")));
         let t = read("Error: Deadlock reached.\nState 1: <Initial predicate>\n/\\ x = 0\n");
-        assert_eq!(t[0].violation.as_ref().unwrap().kind, ViolationKind::Deadlock);
+        assert_eq!(
+            t[0].violation.as_ref().unwrap().kind,
+            ViolationKind::Deadlock
+        );
         let t = read("Error: The first argument of Assert evaluated to FALSE; the second argument was:\n\"boom\"\nError: The behavior up to this point is:\nState 1: <Initial predicate>\n/\\ x = 0\n");
         let v = t[0].violation.as_ref().unwrap();
         assert_eq!(v.kind, ViolationKind::Assertion);
@@ -615,21 +657,34 @@ mod tests {
 
     #[test]
     fn truncated_value_is_an_error_at_the_end_and_bad_value_points_at_it() {
-        let e = read_trace_str("t", "State 1: <Initial predicate>\n/\\ x = {1, 2".into()).unwrap_err();
+        let e =
+            read_trace_str("t", "State 1: <Initial predicate>\n/\\ x = {1, 2".into()).unwrap_err();
         assert!(matches!(e, TraceError::Truncated { .. }), "{e:?}");
-        let e = read_trace_str("t", "State 1: <Initial predicate>\n/\\ x = {1, ?}\n\n".into()).unwrap_err();
+        let e = read_trace_str(
+            "t",
+            "State 1: <Initial predicate>\n/\\ x = {1, ?}\n\n".into(),
+        )
+        .unwrap_err();
         match e {
             TraceError::Syntax { span, .. } => assert_eq!(span.offset(), 40),
             e => panic!("{e:?}"),
         }
         // Cut between states: accepted, with a note that a variable is missing.
         let t = read("State 1: <Initial predicate>\n/\\ x = 1\n/\\ y = 2\n\nState 2: <A line 1, col 1 to line 1, col 1 of module M>\n/\\ x = 1\n");
-        assert!(t[0].notes.iter().any(|n| n.contains("same variables")), "{:?}", t[0].notes);
+        assert!(
+            t[0].notes.iter().any(|n| n.contains("same variables")),
+            "{:?}",
+            t[0].notes
+        );
     }
 
     #[test]
     fn no_trace_is_an_error() {
-        let e = read_trace_str("t", "Model checking completed. No error has been found.\n".into()).unwrap_err();
+        let e = read_trace_str(
+            "t",
+            "Model checking completed. No error has been found.\n".into(),
+        )
+        .unwrap_err();
         assert!(matches!(e, TraceError::NotATrace { .. }));
     }
 }

@@ -59,7 +59,10 @@ pub struct TraceState {
 
 impl TraceState {
     pub fn var(&self, name: &str) -> Option<&TlaValue> {
-        self.vars.iter().find(|(n, _, _)| n == name).map(|(_, v, _)| v)
+        self.vars
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, v, _)| v)
     }
 }
 
@@ -303,10 +306,13 @@ pub(crate) fn truncated_error(
     message: impl Into<String>,
     help: impl Into<String>,
 ) -> TraceError {
+    // Label the last character: miette draws no label on an empty span at the very end.
+    let body = text.trim_end();
+    let last = body.chars().next_back().map_or(0, char::len_utf8);
     TraceError::Truncated {
         message: message.into(),
         src: source(name, text),
-        span: span_in(text, text.len(), 0),
+        span: span_in(text, body.len() - last, last),
         help: help.into(),
     }
 }
@@ -320,8 +326,33 @@ pub(crate) fn expr_error(name: &str, text: &str, e: super::tla_expr::ExprError) 
             format!("the trace is cut off inside a value: {}", e.message),
             "the file seems truncated; rerun TLC or copy the whole output",
         )
+    } else if let Some(open) = e.open {
+        let bracket = text[open..]
+            .chars()
+            .take(if text[open..].starts_with("<<") { 2 } else { 1 })
+            .collect::<String>();
+        let line_end = text[e.offset..]
+            .find('\n')
+            .map_or(text.len(), |p| e.offset + p);
+        let next = text[e.offset..line_end].trim_end();
+        syntax_error(
+            name,
+            text,
+            open,
+            bracket.len(),
+            format!(
+                "cannot read a TLA+ value: `{bracket}` is not closed before the value ends{}",
+                if next.is_empty() { String::new() } else { format!(" (at `{next}`)") }
+            ),
+            format!("this `{bracket}` is never closed"),
+            "values are read as TLC prints them: {..}, <<..>>, [f |-> v], (k :> v @@ ..), \"strings\", integers, TRUE/FALSE, model values",
+        )
     } else {
-        let label = if e.at_end { "the value ends here, unfinished" } else { "here" };
+        let label = if e.at_end {
+            "the value ends here, unfinished"
+        } else {
+            "here"
+        };
         syntax_error(
             name,
             text,
@@ -429,7 +460,14 @@ mod tests {
             read_trace_str("e", String::new()),
             Err(TraceError::NotATrace { .. })
         ));
-        for junk in ["\u{0}\u{1}garbage", "{", "[", "---- MODULE x ----", "State 1: <", "1: Back to state: <"] {
+        for junk in [
+            "\u{0}\u{1}garbage",
+            "{",
+            "[",
+            "---- MODULE x ----",
+            "State 1: <",
+            "1: Back to state: <",
+        ] {
             assert!(read_trace_str("j", junk.to_string()).is_err(), "{junk:?}");
         }
     }
