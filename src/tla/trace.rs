@@ -1,29 +1,72 @@
-//! PLACEHOLDER (replaced by the readers' branch): the trace model every reader produces.
-use super::value::TlaValue;
-use miette::SourceSpan;
+//! The one trace model every reader produces, its errors, and format detection.
+//!
+//! Readers: [`super::tlc_text`] (TLC plain and `-tool` output), [`super::simulate`] (`-simulate file=`
+//! dumps), [`super::dump_json`] (`-dumpTrace json`) and [`super::itf`] (Apalache/Quint ITF, also a JSON
+//! array of ITF objects as [`super::convert`] writes for several traces). [`read_trace_str`] picks one by
+//! looking at the text.
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+use super::value::TlaValue;
+use miette::{Diagnostic, NamedSource, SourceSpan};
+use std::path::Path;
+use std::sync::Arc;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TraceFormat {
+    /// TLC's plain console output.
     TlcText,
+    /// TLC's `-tool` output, framed by `@!@!@STARTMSG` ... `@!@!@ENDMSG`.
     TlcTool,
+    /// A `-simulate file=` dump: a module of `STATE_k == ...` definitions.
     TlcSimulate,
+    /// `-dumpTrace json`.
     TlcDumpJson,
+    /// Apalache/Quint Informal Trace Format.
     Itf,
 }
-#[derive(Debug, Clone)]
+
+impl TraceFormat {
+    pub fn name(self) -> &'static str {
+        match self {
+            TraceFormat::TlcText => "TLC text",
+            TraceFormat::TlcTool => "TLC -tool",
+            TraceFormat::TlcSimulate => "TLC -simulate dump",
+            TraceFormat::TlcDumpJson => "TLC -dumpTrace json",
+            TraceFormat::Itf => "ITF",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ActionLabel {
+    /// The action's name as the tool printed it; TLC appends arguments as `Name(a,b)`.
     pub name: String,
     pub module: Option<String>,
+    /// Where the action's text starts in the spec (1-based line).
     pub line: Option<u32>,
 }
-#[derive(Debug, Clone)]
+
+#[derive(Debug, Clone, PartialEq)]
 pub struct TraceState {
+    /// As the trace numbers it (1-based).
     pub number: usize,
+    /// `None` for `<Initial predicate>`, simulate dumps, and ITF states without an action.
     pub action: Option<ActionLabel>,
+    /// In trace order; the span covers the variable's text (for TLC, the whole `/\ x = v`).
     pub vars: Vec<(String, TlaValue, SourceSpan)>,
+    /// The whole state's text.
     pub span: SourceSpan,
 }
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+
+impl TraceState {
+    pub fn var(&self, name: &str) -> Option<&TlaValue> {
+        self.vars
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, v, _)| v)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ViolationKind {
     Invariant,
     ActionProperty,
@@ -32,43 +75,406 @@ pub enum ViolationKind {
     Assertion,
     Other,
 }
-#[derive(Debug, Clone)]
+
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TraceViolation {
     pub kind: ViolationKind,
+    /// The invariant's or property's name, when the tool names it.
     pub name: Option<String>,
+    /// The tool's words.
     pub message: String,
 }
-#[derive(Debug, Clone)]
+
+#[derive(Debug, Clone, PartialEq)]
 pub struct Trace {
     pub format: TraceFormat,
+    /// From `of module X` labels, ITF `#meta`, or `None`.
     pub module: Option<String>,
     pub violation: Option<TraceViolation>,
     pub states: Vec<TraceState>,
+    /// Lasso: 0-based index into `states` the behaviour loops back to.
     pub back_to_state: Option<usize>,
+    /// The behaviour ends in `Stuttering`.
     pub stuttering: bool,
+    /// What was read but cannot be represented above (nothing is dropped silently).
     pub notes: Vec<String>,
 }
-pub struct TraceFile {
-    pub name: String,
-    pub text: std::sync::Arc<String>,
-    pub traces: Vec<Trace>,
-}
+
 impl Trace {
+    pub fn new(format: TraceFormat) -> Trace {
+        Trace {
+            format,
+            module: None,
+            violation: None,
+            states: Vec::new(),
+            back_to_state: None,
+            stuttering: false,
+            notes: Vec::new(),
+        }
+    }
+
+    /// The value of variable `name` in state `state` (0-based index into `states`).
     pub fn var(&self, state: usize, name: &str) -> Option<&TlaValue> {
-        self.states
-            .get(state)?
-            .vars
-            .iter()
-            .find(|(n, _, _)| n == name)
-            .map(|(_, v, _)| v)
+        self.states.get(state)?.var(name)
+    }
+
+    /// Every variable name, in order of first appearance.
+    pub fn variables(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for s in &self.states {
+            for (n, _, _) in &s.vars {
+                if !out.contains(&n.as_str()) {
+                    out.push(n);
+                }
+            }
+        }
+        out
+    }
+
+    /// Adds a note unless the same words are already there.
+    pub fn note(&mut self, note: impl Into<String>) {
+        let note = note.into();
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
+        }
+    }
+
+    /// Notes states whose variables differ from the first state's (a `-difftrace` run or a cut file).
+    pub(crate) fn check_variables_agree(&mut self) {
+        let Some(first) = self.states.first() else {
+            return;
+        };
+        let names: Vec<&str> = first.vars.iter().map(|(n, _, _)| n.as_str()).collect();
+        let mut odd = Vec::new();
+        for s in &self.states[1..] {
+            let mut these: Vec<&str> = s.vars.iter().map(|(n, _, _)| n.as_str()).collect();
+            let mut want = names.clone();
+            these.sort_unstable();
+            want.sort_unstable();
+            if these != want {
+                odd.push(s.number.to_string());
+            }
+        }
+        if !odd.is_empty() {
+            let msg = format!(
+                "states {} do not assign the same variables as state {} (a -difftrace run or a cut trace?)",
+                odd.join(", "),
+                first.number
+            );
+            self.note(msg);
+        }
     }
 }
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
-#[error("stub")]
-pub struct TraceError;
-pub fn read_trace_file(_p: &std::path::Path) -> Result<TraceFile, TraceError> {
-    Err(TraceError)
+
+#[derive(Debug, Clone)]
+pub struct TraceFile {
+    pub name: String,
+    pub text: Arc<String>,
+    pub traces: Vec<Trace>,
 }
-pub fn read_trace_str(_n: &str, _t: String) -> Result<TraceFile, TraceError> {
-    Err(TraceError)
+
+/// Why a trace file could not be read. Every variant but `Io` carries the text and a label on the bad bytes.
+#[derive(Debug, thiserror::Error, Diagnostic)]
+pub enum TraceError {
+    #[error("cannot read trace file {path}: {message}")]
+    #[diagnostic(
+        code(ozone_conform::trace::io),
+        help("check the path and that the file is readable")
+    )]
+    Io { path: String, message: String },
+
+    #[error("{name} is not UTF-8 text: invalid byte at offset {offset}")]
+    #[diagnostic(
+        code(ozone_conform::trace::utf8),
+        help("trace files are text (TLC output, ITF or JSON); is this a binary `-dumpTrace tlc` file or a compressed one?")
+    )]
+    InvalidUtf8 {
+        name: String,
+        offset: usize,
+        #[source_code]
+        src: NamedSource<String>,
+        #[label("not UTF-8")]
+        span: SourceSpan,
+    },
+
+    #[error("{message}")]
+    #[diagnostic(code(ozone_conform::trace::syntax))]
+    Syntax {
+        message: String,
+        #[source_code]
+        src: NamedSource<String>,
+        #[label("{label}")]
+        span: SourceSpan,
+        label: String,
+        #[help]
+        help: String,
+    },
+
+    #[error("{message}")]
+    #[diagnostic(code(ozone_conform::trace::truncated))]
+    Truncated {
+        message: String,
+        #[source_code]
+        src: NamedSource<String>,
+        #[label("the file ends here")]
+        span: SourceSpan,
+        #[help]
+        help: String,
+    },
+
+    #[error("{message}")]
+    #[diagnostic(code(ozone_conform::trace::itf))]
+    Itf {
+        message: String,
+        #[source_code]
+        src: NamedSource<String>,
+        #[label("{label}")]
+        span: SourceSpan,
+        label: String,
+        #[help]
+        help: String,
+    },
+
+    #[error("{message}")]
+    #[diagnostic(code(ozone_conform::trace::config))]
+    Config {
+        message: String,
+        #[source_code]
+        src: NamedSource<String>,
+        #[label("{label}")]
+        span: SourceSpan,
+        label: String,
+        #[help]
+        help: String,
+    },
+
+    #[error("{name} holds no trace: {message}")]
+    #[diagnostic(
+        code(ozone_conform::trace::no_trace),
+        help("give TLC output with a counterexample (`State 1: ...`), a `-simulate file=` dump, a `-dumpTrace json` file or an ITF trace")
+    )]
+    NotATrace {
+        name: String,
+        message: String,
+        #[source_code]
+        src: NamedSource<String>,
+        #[label("{label}")]
+        span: SourceSpan,
+        label: String,
+    },
+}
+
+/// A source for diagnostics.
+pub(crate) fn source(name: &str, text: &str) -> NamedSource<String> {
+    NamedSource::new(name, text.to_string())
+}
+
+/// Clamps a span into `text` and onto character boundaries.
+pub(crate) fn span_in(text: &str, offset: usize, len: usize) -> SourceSpan {
+    let mut start = offset.min(text.len());
+    while start > 0 && !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (start + len).min(text.len());
+    while end < text.len() && !text.is_char_boundary(end) {
+        end += 1;
+    }
+    (start, end - start).into()
+}
+
+pub(crate) fn syntax_error(
+    name: &str,
+    text: &str,
+    offset: usize,
+    len: usize,
+    message: impl Into<String>,
+    label: impl Into<String>,
+    help: impl Into<String>,
+) -> TraceError {
+    TraceError::Syntax {
+        message: message.into(),
+        src: source(name, text),
+        span: span_in(text, offset, len),
+        label: label.into(),
+        help: help.into(),
+    }
+}
+
+pub(crate) fn truncated_error(
+    name: &str,
+    text: &str,
+    message: impl Into<String>,
+    help: impl Into<String>,
+) -> TraceError {
+    // Label the last character: miette draws no label on an empty span at the very end.
+    let body = text.trim_end();
+    let last = body.chars().next_back().map_or(0, char::len_utf8);
+    TraceError::Truncated {
+        message: message.into(),
+        src: source(name, text),
+        span: span_in(text, body.len() - last, last),
+        help: help.into(),
+    }
+}
+
+/// A TLA+ value error from [`super::tla_expr`] as a diagnostic.
+pub(crate) fn expr_error(name: &str, text: &str, e: super::tla_expr::ExprError) -> TraceError {
+    if e.at_end && e.offset >= text.trim_end().len() {
+        truncated_error(
+            name,
+            text,
+            format!("the trace is cut off inside a value: {}", e.message),
+            "the file seems truncated; rerun TLC or copy the whole output",
+        )
+    } else if let Some(open) = e.open {
+        let bracket = text[open..]
+            .chars()
+            .take(if text[open..].starts_with("<<") { 2 } else { 1 })
+            .collect::<String>();
+        let line_end = text[e.offset..]
+            .find('\n')
+            .map_or(text.len(), |p| e.offset + p);
+        let next = text[e.offset..line_end].trim_end();
+        syntax_error(
+            name,
+            text,
+            open,
+            bracket.len(),
+            format!(
+                "cannot read a TLA+ value: `{bracket}` is not closed before the value ends{}",
+                if next.is_empty() { String::new() } else { format!(" (at `{next}`)") }
+            ),
+            format!("this `{bracket}` is never closed"),
+            "values are read as TLC prints them: {..}, <<..>>, [f |-> v], (k :> v @@ ..), \"strings\", integers, TRUE/FALSE, model values",
+        )
+    } else {
+        let label = if e.at_end {
+            "the value ends here, unfinished"
+        } else {
+            "here"
+        };
+        syntax_error(
+            name,
+            text,
+            e.offset,
+            e.len,
+            format!("cannot read a TLA+ value: {}", e.message),
+            label,
+            "values are read as TLC prints them: {..}, <<..>>, [f |-> v], (k :> v @@ ..), \"strings\", integers, TRUE/FALSE, model values",
+        )
+    }
+}
+
+/// Reads and parses a trace file in any supported format.
+pub fn read_trace_file(path: &Path) -> Result<TraceFile, TraceError> {
+    let bytes = std::fs::read(path).map_err(|e| TraceError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    read_trace_bytes(&path.display().to_string(), bytes)
+}
+
+/// Like [`read_trace_str`], for bytes that may not be UTF-8 (an error naming the first bad byte's offset).
+pub fn read_trace_bytes(name: &str, bytes: Vec<u8>) -> Result<TraceFile, TraceError> {
+    match String::from_utf8(bytes) {
+        Ok(text) => read_trace_str(name, text),
+        Err(e) => {
+            let offset = e.utf8_error().valid_up_to();
+            let bad = e.utf8_error().error_len().unwrap_or(1);
+            let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            // Bytes before `offset` are valid, so the offset is the same in the lossy text; the bad bytes
+            // became one U+FFFD (3 bytes).
+            let _ = bad;
+            let span = span_in(&lossy, offset, 3);
+            Err(TraceError::InvalidUtf8 {
+                name: name.to_string(),
+                offset,
+                src: source(name, &lossy),
+                span,
+            })
+        }
+    }
+}
+
+/// Parses a trace from text, detecting the format.
+pub fn read_trace_str(name: &str, text: String) -> Result<TraceFile, TraceError> {
+    let text = Arc::new(text);
+    let traces = match detect(&text) {
+        Detected::Json => super::itf::read_json_traces(name, &text)?,
+        Detected::Simulate => vec![super::simulate::read_simulate(name, &text)?],
+        Detected::TlcText => super::tlc_text::read_tlc_output(name, &text)?,
+    };
+    Ok(TraceFile {
+        name: name.to_string(),
+        text,
+        traces,
+    })
+}
+
+enum Detected {
+    Json,
+    Simulate,
+    TlcText,
+}
+
+fn detect(text: &str) -> Detected {
+    let t = text.trim_start_matches('\u{feff}').trim_start();
+    if t.starts_with('{') || t.starts_with('[') {
+        return Detected::Json;
+    }
+    let mut module_header = false;
+    for line in t.lines().take(5) {
+        let l = line.trim();
+        if l.starts_with("----") && l.contains(" MODULE ") {
+            module_header = true;
+        }
+        if module_header && l.starts_with("STATE_") {
+            return Detected::Simulate;
+        }
+    }
+    if module_header {
+        Detected::Simulate
+    } else {
+        Detected::TlcText
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_utf8_is_an_error_naming_the_byte_offset() {
+        let mut bytes = b"State 1: <Initial predicate>\n/\\ x = ".to_vec();
+        bytes.push(0xff);
+        let e = read_trace_bytes("t.out", bytes).unwrap_err();
+        match e {
+            TraceError::InvalidUtf8 { offset, .. } => assert_eq!(offset, 36),
+            e => panic!("{e:?}"),
+        }
+    }
+
+    #[test]
+    fn empty_and_garbage_input_are_errors_not_panics() {
+        assert!(matches!(
+            read_trace_str("e", String::new()),
+            Err(TraceError::NotATrace { .. })
+        ));
+        for junk in [
+            "\u{0}\u{1}garbage",
+            "{",
+            "[",
+            "---- MODULE x ----",
+            "State 1: <",
+            "1: Back to state: <",
+        ] {
+            assert!(read_trace_str("j", junk.to_string()).is_err(), "{junk:?}");
+        }
+    }
+
+    #[test]
+    fn missing_file_is_an_io_error() {
+        let e = read_trace_file(Path::new("/nonexistent/trace.out")).unwrap_err();
+        assert!(matches!(e, TraceError::Io { .. }));
+    }
 }
