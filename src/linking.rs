@@ -242,11 +242,6 @@ pub fn cmd_trace(
             }
         }
     }
-    for t in &file.traces {
-        for n in &t.notes {
-            eprintln!("note: {n}");
-        }
-    }
     if json {
         serde_json::to_writer_pretty(&mut out, &results).map_err(|e| out_err(e.into()))?;
         writeln!(out).map_err(out_err)?;
