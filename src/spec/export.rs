@@ -256,7 +256,20 @@ pub fn to_tla_module<M: Mirror>(trace: &Trace) -> String {
         m,
         "\\* Run: java -cp tla2tools.jar tlc2.TLC -config {name}.cfg {name}.tla"
     );
-    let _ = writeln!(m, "EXTENDS {}, Naturals, Sequences\n", M::MODULE);
+    // TLC defines `:>` and `@@`, the way functions are written below.
+    let _ = writeln!(m, "EXTENDS {}, Naturals, Sequences, TLC\n", M::MODULE);
+    // Model values are not identifiers of the spec: declare those the states use, the config assigns each
+    // itself (the same model value as in the config's sets).
+    let mut mvs = std::collections::BTreeSet::new();
+    for st in &trace.states {
+        for (_, v, _) in &st.vars {
+            model_values(v, &mut mvs);
+        }
+    }
+    if !mvs.is_empty() {
+        let names: Vec<&str> = mvs.iter().map(String::as_str).collect();
+        let _ = writeln!(m, "CONSTANTS {}\n", names.join(", "));
+    }
     let _ = writeln!(m, "\\* How each state was reached:");
     for note in &trace.notes {
         let _ = writeln!(m, "\\*   {}", note.replace(['\n', '\r'], " "));
@@ -313,8 +326,14 @@ pub fn to_tla_cfg<M: Mirror>(constants: &Constants) -> String {
         trace_module_name(M::MODULE)
     );
     let _ = writeln!(c, "INIT TraceInit\nNEXT TraceNext\nCONSTANTS");
+    let mut mvs = std::collections::BTreeSet::new();
     for (name, value) in constants {
         let _ = writeln!(c, "    {name} = {}", cfg_value(value));
+        model_values(value, &mut mvs);
+    }
+    // The model values the trace module declares (see `to_tla_module`).
+    for mv in &mvs {
+        let _ = writeln!(c, "    {mv} = {mv}");
     }
     let _ = writeln!(c, "INVARIANTS");
     for inv in M::INVARIANTS {
@@ -322,6 +341,23 @@ pub fn to_tla_cfg<M: Mirror>(constants: &Constants) -> String {
     }
     let _ = writeln!(c, "CHECK_DEADLOCK TRUE");
     c
+}
+
+/// Every model value inside `v`.
+fn model_values(v: &TlaValue, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        TlaValue::ModelValue(m) => {
+            out.insert(m.clone());
+        }
+        TlaValue::Set(vs) | TlaValue::Seq(vs) => vs.iter().for_each(|x| model_values(x, out)),
+        TlaValue::Record(fields) => fields.values().for_each(|x| model_values(x, out)),
+        TlaValue::Function(pairs) => pairs.iter().for_each(|(k, x)| {
+            model_values(k, out);
+            model_values(x, out);
+        }),
+        TlaValue::Variant { value, .. } => model_values(value, out),
+        _ => {}
+    }
 }
 
 /// Model values are written bare in a config (`Nodes = {s1, s2}`); a lone model value is assigned itself.
