@@ -43,7 +43,7 @@ fn model_of(trace: &Trace, named: Option<&str>) -> Result<&'static str, String> 
         });
     }
     if let Some(m) = &trace.module {
-        if let Some(s) = SHIPPED.iter().find(|s| &s.module == m) {
+        if let Some(s) = SHIPPED.iter().find(|s| s.module == *m) {
             return Ok(s.model);
         }
     }

@@ -9,7 +9,9 @@
 
 use super::replay::action_text;
 use super::{Constants, Mirror};
-use crate::tla::trace::{ActionLabel, Trace, TraceFormat, TraceState};
+use crate::tla::trace::{
+    ActionLabel, Trace, TraceFormat, TraceState, TraceViolation, ViolationKind,
+};
 use crate::tla::value::TlaValue;
 use miette::SourceSpan;
 use rustc_hash::FxHashMap;
@@ -78,8 +80,8 @@ fn enable<M: Mirror>(
 ) -> Result<Vec<(BehaviourStep, M::State)>, usize> {
     let may_infer = |a: &str| hidden.is_none_or(|h| h.contains(&a));
     // Breadth-first over states; parents remember how each was reached.
-    let mut parent: FxHashMap<M::State, Option<(M::State, &'static str, Vec<TlaValue>)>> =
-        FxHashMap::default();
+    type Parents<S> = FxHashMap<S, Option<(S, &'static str, Vec<TlaValue>)>>;
+    let mut parent: Parents<M::State> = FxHashMap::default();
     parent.insert(from.clone(), None);
     let mut queue = VecDeque::from([from.clone()]);
     while let Some(state) = queue.pop_front() {
@@ -157,6 +159,78 @@ pub fn build<M: Mirror>(mirror: &M, witnessed: &Witnessed) -> Result<Behaviour<M
     })
 }
 
+/// The shortest behaviour through every witness at once: a breadth-first search over (state, witnesses
+/// matched so far). [`build`] places each witnessed step after the shortest run that enables it alone; an
+/// unlogged step may instead be needed well before the witnessed step that needs it (a PutBlock that passed
+/// the leader's check before a FinalizeBlock and is applied after it), which only a search over the whole
+/// witness sequence finds. The same rules hold: before the first witness any action may be inferred, after
+/// it only `hidden` ones. `None` when no such behaviour is found within [`SEARCH_LIMIT`] search nodes.
+pub fn build_joint<M: Mirror>(mirror: &M, witnessed: &Witnessed) -> Option<Behaviour<M::State>> {
+    type Node<S> = (S, usize);
+    let ws = &witnessed.witnesses;
+    let init = mirror.init().into_iter().next()?;
+    let start: Node<M::State> = (init.clone(), 0);
+    type Parents<S> = FxHashMap<Node<S>, Option<(Node<S>, BehaviourStep)>>;
+    let mut parent: Parents<M::State> = FxHashMap::default();
+    parent.insert(start.clone(), None);
+    let mut queue = VecDeque::from([start]);
+    let mut end = None;
+    'search: while let Some((state, j)) = queue.pop_front() {
+        if j == ws.len() {
+            end = Some((state, j));
+            break;
+        }
+        let w = &ws[j];
+        for step in mirror.next(&state) {
+            let mut succ = Vec::with_capacity(2);
+            if step.action == w.action && step.params == w.params {
+                succ.push(((step.next.clone(), j + 1), Some(w.event)));
+            }
+            if j == 0 || witnessed.hidden.contains(&step.action) {
+                succ.push(((step.next.clone(), j), None));
+            }
+            for (node, event) in succ {
+                if parent.contains_key(&node) {
+                    continue;
+                }
+                if parent.len() >= SEARCH_LIMIT {
+                    break 'search;
+                }
+                let from = (state.clone(), j);
+                let label = BehaviourStep {
+                    action: step.action,
+                    params: step.params.clone(),
+                    event,
+                };
+                parent.insert(node.clone(), Some((from, label)));
+                queue.push_back(node);
+            }
+        }
+    }
+    let mut at = end?;
+    let mut rev = Vec::new();
+    while let Some(Some((prev, step))) = parent.get(&at).cloned() {
+        rev.push((step, at.0));
+        at = prev;
+    }
+    rev.reverse();
+    let mut violated = mirror.first_violated(&init).map(|inv| (inv, 0));
+    let mut states = vec![init];
+    let mut steps = Vec::new();
+    for (step, state) in rev {
+        if violated.is_none() {
+            violated = mirror.first_violated(&state).map(|inv| (inv, states.len()));
+        }
+        steps.push(step);
+        states.push(state);
+    }
+    Some(Behaviour {
+        states,
+        steps,
+        violated,
+    })
+}
+
 /// Builds under the bug constants first, then under the patched ones: the logs may come from either
 /// version. Returns the patch flag's value that worked, or the stuck point of the bug constants.
 pub fn build_either<M: Mirror>(
@@ -173,6 +247,10 @@ pub fn build_either<M: Mirror>(
         match build(&mirror, witnessed) {
             Ok(b) => return Ok((patched, constants, b)),
             Err(s) => {
+                // The step-by-step search does not look ahead; the joint one does.
+                if let Some(b) = build_joint(&mirror, witnessed) {
+                    return Ok((patched, constants, b));
+                }
                 first_stuck.get_or_insert(s);
             }
         }
@@ -188,8 +266,11 @@ pub fn to_trace<M: Mirror>(
     describe_event: impl Fn(usize) -> String,
 ) -> Trace {
     let empty = SourceSpan::from(0..0);
-    let states = behaviour
-        .states
+    // Like TLC's, the trace ends at the first state that violates an invariant, and says which.
+    let end = behaviour
+        .violated
+        .map_or(behaviour.states.len(), |(_, k)| k + 1);
+    let states = behaviour.states[..end]
         .iter()
         .enumerate()
         .map(|(i, s)| TraceState {
@@ -207,8 +288,7 @@ pub fn to_trace<M: Mirror>(
             span: empty,
         })
         .collect();
-    let notes = behaviour
-        .steps
+    let mut notes: Vec<String> = behaviour.steps[..end - 1]
         .iter()
         .enumerate()
         .map(|(i, step)| {
@@ -223,10 +303,27 @@ pub fn to_trace<M: Mirror>(
             }
         })
         .collect();
+    let violation = behaviour.violated.map(|(inv, k)| {
+        if end < behaviour.states.len() {
+            notes.push(format!(
+                "the logs witness {} more step(s) after state {}, left out: the trace stops where {inv} is violated",
+                behaviour.steps[end - 1..]
+                    .iter()
+                    .filter(|s| s.event.is_some())
+                    .count(),
+                k + 1
+            ));
+        }
+        TraceViolation {
+            kind: ViolationKind::Invariant,
+            name: Some(inv.to_string()),
+            message: format!("Invariant {inv} is violated."),
+        }
+    });
     Trace {
         format: TraceFormat::Itf,
         module: Some(M::MODULE.to_string()),
-        violation: None,
+        violation,
         states,
         back_to_state: None,
         stuttering: false,
@@ -256,18 +353,18 @@ pub fn to_tla_module<M: Mirror>(trace: &Trace) -> String {
         m,
         "\\* Run: java -cp tla2tools.jar tlc2.TLC -config {name}.cfg {name}.tla"
     );
-    // TLC defines `:>` and `@@`, the way functions are written below.
+    // TLC: the `:>` and `@@` that functions print with.
     let _ = writeln!(m, "EXTENDS {}, Naturals, Sequences, TLC\n", M::MODULE);
-    // Model values are not identifiers of the spec: declare those the states use, the config assigns each
-    // itself (the same model value as in the config's sets).
-    let mut mvs = std::collections::BTreeSet::new();
+    // The model values the states hold are identifiers TLC must know: declared here, assigned themselves in
+    // the config (`d1 = d1`), which makes them the same model values the config's constants name.
+    let mut model_values = std::collections::BTreeSet::new();
     for st in &trace.states {
         for (_, v, _) in &st.vars {
-            model_values(v, &mut mvs);
+            collect_model_values(v, &mut model_values);
         }
     }
-    if !mvs.is_empty() {
-        let names: Vec<&str> = mvs.iter().map(String::as_str).collect();
+    if !model_values.is_empty() {
+        let names: Vec<&str> = model_values.iter().map(String::as_str).collect();
         let _ = writeln!(m, "CONSTANTS {}\n", names.join(", "));
     }
     let _ = writeln!(m, "\\* How each state was reached:");
@@ -326,13 +423,14 @@ pub fn to_tla_cfg<M: Mirror>(constants: &Constants) -> String {
         trace_module_name(M::MODULE)
     );
     let _ = writeln!(c, "INIT TraceInit\nNEXT TraceNext\nCONSTANTS");
-    let mut mvs = std::collections::BTreeSet::new();
     for (name, value) in constants {
         let _ = writeln!(c, "    {name} = {}", cfg_value(value));
-        model_values(value, &mut mvs);
     }
-    // The model values the trace module declares (see `to_tla_module`).
-    for mv in &mvs {
+    let mut model_values = std::collections::BTreeSet::new();
+    for value in constants.values() {
+        collect_model_values(value, &mut model_values);
+    }
+    for mv in &model_values {
         let _ = writeln!(c, "    {mv} = {mv}");
     }
     let _ = writeln!(c, "INVARIANTS");
@@ -344,18 +442,20 @@ pub fn to_tla_cfg<M: Mirror>(constants: &Constants) -> String {
 }
 
 /// Every model value inside `v`.
-fn model_values(v: &TlaValue, out: &mut std::collections::BTreeSet<String>) {
+fn collect_model_values(v: &TlaValue, out: &mut std::collections::BTreeSet<String>) {
     match v {
         TlaValue::ModelValue(m) => {
             out.insert(m.clone());
         }
-        TlaValue::Set(vs) | TlaValue::Seq(vs) => vs.iter().for_each(|x| model_values(x, out)),
-        TlaValue::Record(fields) => fields.values().for_each(|x| model_values(x, out)),
+        TlaValue::Set(xs) | TlaValue::Seq(xs) => {
+            xs.iter().for_each(|x| collect_model_values(x, out))
+        }
+        TlaValue::Record(fields) => fields.values().for_each(|x| collect_model_values(x, out)),
         TlaValue::Function(pairs) => pairs.iter().for_each(|(k, x)| {
-            model_values(k, out);
-            model_values(x, out);
+            collect_model_values(k, out);
+            collect_model_values(x, out);
         }),
-        TlaValue::Variant { value, .. } => model_values(value, out),
+        TlaValue::Variant { value, .. } => collect_model_values(value, out),
         _ => {}
     }
 }

@@ -4,6 +4,9 @@
 //! by the action the trace names where it names one, else by whichever action produces exactly that state.
 //! After each state the mirror checks its invariants, and the verdict is compared with the trace's own.
 
+// A divergence is returned once per replay, not on a hot path: its size does not matter.
+#![allow(clippy::result_large_err)]
+
 use super::{Constants, Mirror};
 use crate::tla::trace::{Trace, ViolationKind};
 use crate::tla::value::TlaValue;

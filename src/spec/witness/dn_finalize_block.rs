@@ -1,7 +1,633 @@
-//! PLACEHOLDER: which log events witness which actions of the spec.
-use crate::spec::export::Witnessed;
-use crate::timeline::Timeline;
+//! `dn-finalize-block`: which log lines witness which actions of `traces/dn-finalize-block/DnFinalizeBlock.tla`.
+//!
+//! The spec has one block on one Ratis pipeline. The block exported is the first one a datanode finalizes
+//! (`Block has been finalized B`), or, with no finalize in view, the first one committed; lines of other
+//! blocks are left out. Per datanode `d`:
+//!
+//! | log line (event) | action |
+//! |---|---|
+//! | `Block has been finalized B` (`BlockFinalized`, INFO), first one of B on d | `ApplyFinalizeBlock(d)` |
+//! | `Block B successfully committed with bcsId N ...` (`BlockCommitted`, DEBUG), N above d's last | `ApplyPutBlock(d)` |
+//! | `Block B successfully persisted for closed container ...` (`BlockCommittedClosedContainer`, DEBUG) | `ApplyPutBlock(d)` |
+//! | `Operation: PutBlock , ... Result: BLOCK_ALREADY_FINALIZED ...` (`ContainerOperationFailed`, WARN), d finalized B | `RejectPutBlock(d)` |
+//! | the last stop line of a run (`SHUTDOWN_MSG`, or `Ozone container server stopped.` in test output) | `Stop(d)` |
+//! | a `STARTUP_MSG` (test output: `HddsDatanodeService <uuid>(...)`) after a stop | `Restart(d)` |
+//! | a `STARTUP_MSG` with no shutdown since the previous run ([`Lifecycle::observe`]) | `Crash(d)`, then `Restart(d)` |
+//!
+//! Left out: `Finalized Block request received` (the first line of the same `ApplyFinalizeBlock`), a
+//! `Block has been finalized` of a block d already finalized and a commit line whose bcsId is not above d's
+//! last (both Ratis replay after a restart: the spec's `applied[d]` survives a restart), `... Ignoring it`
+//! replay lines, and a datanode's first start in view (every datanode is up in `Init`).
+//!
+//! No line at Ozone's default INFO level shows `StartPutBlock` (DEBUG `writeStateMachineData`),
+//! `AppendPutBlock` (none), `FinalizeBlock` (nothing on the datanode; OM DEBUG `Key recovered` and the
+//! om-audit `RECOVER_LEASE` are not datanode lines and not ordered with the append), `StreamWrite` (DEBUG
+//! `getStreamDataChannel`) or `Crash` (inferred): those are [`HIDDEN`]. `ApplyPutBlock` and `StreamPutBlock`
+//! are DEBUG-only too (BlockManagerImpl) but are *not* hidden: with the DEBUG logger on, the logs show every
+//! one, and an export never needs one the logs do not show to place an INFO line (an entry may stay
+//! unapplied). `ApplyFinalizeBlock`, `RejectPutBlock`, `RejectStreamPutBlock`, `Stop` and `Restart` have
+//! INFO/WARN lines.
 
-pub fn witnesses(_timeline: &Timeline) -> Witnessed {
-    Witnessed::default()
+use crate::event::Event;
+use crate::model::lifecycle::{is_stop_line, LifeStep, Lifecycle};
+use crate::spec::export::{model_value_for, Witness, Witnessed};
+use crate::spec::Constants;
+use crate::timeline::Timeline;
+use crate::tla::value::TlaValue;
+use crate::value::Value;
+use crate::vocab::{Component, EventKind};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeSet;
+
+/// Actions no log line shows at Ozone's default levels; the export may infer them between witnessed steps.
+pub const HIDDEN: &[&str] = &[
+    "StartPutBlock",
+    "AppendPutBlock",
+    "FinalizeBlock",
+    "StreamWrite",
+    "Crash",
+];
+
+/// The model value used for `Leader` when no datanode's log shows the pipeline leader being elected.
+pub const UNKNOWN_LEADER: &str = "pipeline_leader_not_in_view";
+
+/// (container, local id) of an event's block.
+fn block_of(e: &Event) -> Option<(u64, u64)> {
+    match e.field("block")? {
+        Value::BlockId {
+            container, local, ..
+        } => Some((*container, *local)),
+        _ => None,
+    }
+}
+
+fn is_block_line(kind: EventKind) -> bool {
+    use EventKind::*;
+    matches!(
+        kind,
+        FinalizeBlockReceived
+            | BlockFinalized
+            | BlockCommitted
+            | BlockCommittedClosedContainer
+            | PutBlockReplayIgnored
+            | ContainerOperationFailed
+    )
+}
+
+fn is_commit(kind: EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::BlockCommitted | EventKind::BlockCommittedClosedContainer
+    )
+}
+
+/// What the walk remembers of one datanode.
+struct Dn {
+    up: bool,
+    /// `ApplyFinalizeBlock(d)` witnessed.
+    finalized: bool,
+    /// bcsId of the last `ApplyPutBlock(d)` witnessed.
+    last_bcs: Option<u64>,
+    /// PutBlock entries d applied or rejected (each is one entry of the Raft log).
+    entries: u32,
+    /// Index (in the witness list) of the `Stop(d)` of the current run, moved to the run's last stop line.
+    stop: Option<usize>,
+}
+
+impl Default for Dn {
+    fn default() -> Self {
+        Dn {
+            up: true,
+            finalized: false,
+            last_bcs: None,
+            entries: 0,
+            stop: None,
+        }
+    }
+}
+
+/// The witnessed actions of `DnFinalizeBlock` along the timeline.
+pub fn witnesses(timeline: &Timeline) -> Witnessed {
+    let events = &timeline.events;
+    // Datanodes: nodes the logs say run a datanode, and nodes of unknown service with block lines.
+    let mut datanodes: FxHashSet<u32> = FxHashSet::default();
+    for e in events {
+        if e.node.is_none() {
+            continue;
+        }
+        match timeline.service_of_key(e.node_key) {
+            Some(Component::Datanode) => {
+                datanodes.insert(e.node_key);
+            }
+            None if is_block_line(e.kind) => {
+                datanodes.insert(e.node_key);
+            }
+            _ => {}
+        }
+    }
+    let on_dn = |e: &Event| e.node.is_some() && datanodes.contains(&e.node_key);
+    // The block: the first one finalized, else the first one committed.
+    let target = events
+        .iter()
+        .filter(|e| on_dn(e) && e.kind == EventKind::BlockFinalized)
+        .find_map(block_of)
+        .or_else(|| {
+            events
+                .iter()
+                .filter(|e| on_dn(e) && is_commit(e.kind))
+                .find_map(block_of)
+        });
+
+    let name = |key: u32| timeline.node_names[key as usize].to_string();
+    let mut notes = Vec::new();
+    let mut ws: Vec<Witness> = Vec::new();
+    let mut dns: FxHashMap<u32, Dn> = FxHashMap::default();
+    let mut lifecycle = Lifecycle::default();
+    let mut leaders: Vec<(u32, usize)> = Vec::new();
+    let (mut other_blocks, mut replays, mut requests, mut first_starts) = (0, 0, 0, 0);
+    let mut stream_seen = false;
+    for (i, e) in events.iter().enumerate() {
+        let test_output = timeline
+            .test_output
+            .get(e.span.input as usize)
+            .copied()
+            .unwrap_or(false);
+        let life = lifecycle.observe(i, e, test_output);
+        if !on_dn(e) {
+            continue;
+        }
+        let key = e.node_key;
+        let node = model_value_for(&timeline.node_names[key as usize]);
+        let dn = dns.entry(key).or_default();
+        match life {
+            Some(LifeStep::Started { crashed }) => {
+                if crashed.is_some() && dn.up {
+                    ws.push(Witness {
+                        event: i,
+                        action: "Crash",
+                        params: vec![node.clone()],
+                    });
+                    dn.up = false;
+                }
+                if dn.up {
+                    // Every datanode is up in Init: a first start in view (or the second start line of
+                    // one start) is no step.
+                    first_starts += 1;
+                } else {
+                    ws.push(Witness {
+                        event: i,
+                        action: "Restart",
+                        params: vec![node.clone()],
+                    });
+                    dn.up = true;
+                    dn.stop = None;
+                }
+            }
+            Some(LifeStep::Stopping) if dn.up => {
+                dn.stop = Some(ws.len());
+                ws.push(Witness {
+                    event: i,
+                    action: "Stop",
+                    params: vec![node.clone()],
+                });
+                dn.up = false;
+            }
+            _ if is_stop_line(e.kind) => {
+                // A later line of the same stop completes it.
+                if let (false, Some(k)) = (dn.up, dn.stop) {
+                    ws[k].event = i;
+                }
+            }
+            _ => {}
+        }
+        let ours = target.is_some() && block_of(e) == target;
+        match e.kind {
+            EventKind::RaftRoleChanged
+                if e.field("to").and_then(Value::as_str) == Some("LEADER") =>
+            {
+                leaders.push((key, i));
+            }
+            EventKind::StreamDataChannelOpened => stream_seen = true,
+            EventKind::FinalizeBlockReceived if ours => requests += 1,
+            EventKind::BlockFinalized if ours => {
+                if dn.finalized {
+                    replays += 1;
+                } else {
+                    dn.finalized = true;
+                    ws.push(Witness {
+                        event: i,
+                        action: "ApplyFinalizeBlock",
+                        params: vec![node],
+                    });
+                }
+            }
+            k if is_commit(k) && ours => {
+                let bcs = e.field("bcs_id").and_then(Value::as_u64);
+                if matches!((bcs, dn.last_bcs), (Some(b), Some(l)) if b <= l) {
+                    replays += 1;
+                } else {
+                    dn.last_bcs = bcs.or(dn.last_bcs);
+                    dn.entries += 1;
+                    ws.push(Witness {
+                        event: i,
+                        action: "ApplyPutBlock",
+                        params: vec![node],
+                    });
+                }
+            }
+            EventKind::ContainerOperationFailed
+                if dn.finalized
+                    && e.field("operation").and_then(Value::as_str) == Some("PutBlock")
+                    && e.field("result").and_then(Value::as_str)
+                        == Some("BLOCK_ALREADY_FINALIZED") =>
+            {
+                dn.entries += 1;
+                ws.push(Witness {
+                    event: i,
+                    action: "RejectPutBlock",
+                    params: vec![node],
+                });
+            }
+            EventKind::PutBlockReplayIgnored => replays += 1,
+            k if is_block_line(k) && block_of(e).is_some() && !ours => other_blocks += 1,
+            _ => {}
+        }
+    }
+    // A stop moved to its last line may now be out of order with other nodes' steps.
+    ws.sort_by_key(|w| w.event);
+
+    // The pipeline leader: the last one elected before the first FinalizeBlock was applied, else the last.
+    let first_finalize = ws
+        .iter()
+        .find(|w| w.action == "ApplyFinalizeBlock")
+        .map(|w| w.event);
+    let leader = leaders
+        .iter()
+        .rev()
+        .find(|(_, i)| first_finalize.is_none_or(|f| *i < f))
+        .or(leaders.last())
+        .map(|(k, _)| *k);
+    let leader_value = match leader {
+        Some(k) => {
+            let others: BTreeSet<String> = leaders
+                .iter()
+                .filter(|(l, _)| *l != k)
+                .map(|(l, _)| name(*l))
+                .collect();
+            notes.push(format!(
+                "Leader = {}: datanode {} became the pipeline's Raft leader{}{}",
+                model_value_for(&name(k)),
+                name(k),
+                if first_finalize.is_some() {
+                    " before the first FinalizeBlock was applied"
+                } else {
+                    ""
+                },
+                if others.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; the spec's leader is fixed, so the leadership of {} is not modelled",
+                        others.into_iter().collect::<Vec<_>>().join(", ")
+                    )
+                }
+            ));
+            model_value_for(&name(k))
+        }
+        None => {
+            notes.push(format!(
+                "Leader = {UNKNOWN_LEADER}: no datanode's log shows the pipeline leader elected, so the leader is a datanode of its own that no line mentions"
+            ));
+            TlaValue::model(UNKNOWN_LEADER)
+        }
+    };
+
+    let mut members: BTreeSet<String> = BTreeSet::new();
+    let mut keys: Vec<u32> = dns.keys().copied().collect();
+    keys.sort_by_key(|k| name(*k));
+    for k in keys {
+        let v = model_value_for(&name(k));
+        if ws.iter().any(|w| w.params.contains(&v)) || leader == Some(k) {
+            notes.push(format!("log node {} is the model value {v}", name(k)));
+            members.insert(v.to_string());
+        }
+    }
+    members.insert(leader_value.to_string());
+    let max_len = dns.values().map(|d| d.entries).max().unwrap_or(0).max(1);
+    let mut constants = Constants::new();
+    constants.insert(
+        "Datanodes".into(),
+        TlaValue::set(members.iter().map(|m| TlaValue::model(m.as_str()))),
+    );
+    constants.insert("Leader".into(), leader_value);
+    constants.insert("MaxLen".into(), TlaValue::int(i64::from(max_len)));
+    constants.insert("DataStreamEnabled".into(), TlaValue::Bool(stream_seen));
+    notes.push(format!(
+        "MaxLen = {max_len}: the most PutBlocks of the block one datanode applied or rejected"
+    ));
+    notes.push(if stream_seen {
+        "DataStreamEnabled = TRUE: a datanode logged getStreamDataChannel (DEBUG); commit lines are still read as Raft-path ApplyPutBlock, since without ContainerStateMachine DEBUG (`ApplyTransaction completed`) a stream PutBlock looks the same".into()
+    } else {
+        "DataStreamEnabled = FALSE: no datanode logged getStreamDataChannel (DEBUG); every commit line is a Raft-path ApplyPutBlock".into()
+    });
+    match target {
+        Some((c, l)) => notes.push(format!(
+            "the block: container {c} local id {l} (the first block finalized, else the first committed); {other_blocks} line(s) of other blocks left out"
+        )),
+        None => notes.push("no block line in view: only lifecycle steps are witnessed".into()),
+    }
+    notes.push(format!(
+        "left out: {requests} `Finalized Block request received` line(s) (the `Block has been finalized` line that follows completes ApplyFinalizeBlock), {replays} Ratis replay line(s) after a restart (a finalize or commit the datanode had already applied, `... Ignoring it`), {first_starts} start line(s) of a datanode already up"
+    ));
+    notes.push(format!(
+        "inferred only: {} (no line at Ozone's default INFO level); ApplyPutBlock needs `log4j.logger.org.apache.hadoop.ozone.container.keyvalue.impl.BlockManagerImpl=DEBUG`",
+        HIDDEN.join(", ")
+    ));
+    Witnessed {
+        witnesses: ws,
+        constants,
+        hidden: HIDDEN,
+        notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::dn_finalize_block::DnFinalizeBlock;
+    use crate::spec::export::{
+        build_either, to_tla_cfg, to_tla_module, to_trace, trace_module_name,
+    };
+    use crate::spec::replay::{action_text, replay_with, Outcome};
+    use crate::spec::Mirror;
+    use std::path::{Path, PathBuf};
+
+    fn case_dir(case: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/scenarios/dn-finalize-block")
+            .join(case)
+    }
+
+    /// The case's per-node daemon files, or its merged test-output file, through the real pipeline.
+    fn timeline(case: &str, merged: bool) -> Timeline {
+        let dir = case_dir(case);
+        let args: Vec<String> = if merged {
+            vec![dir.join("merged").to_string_lossy().into_owned()]
+        } else {
+            let mut v: Vec<String> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "log"))
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect();
+            v.sort();
+            v
+        };
+        let sources = crate::input::resolve(&args).unwrap();
+        let grammar = crate::grammar::Grammar::embedded().unwrap();
+        crate::timeline::build(
+            &sources,
+            &grammar,
+            &crate::scan::ScanOptions::default(),
+            crate::timeline::DEFAULT_MAX_SKEW_MS,
+            &|_: &str, _: &crate::scan::UnparsedLine| {},
+        )
+    }
+
+    /// Merged test output names datanodes by uuid; the assertions use dn1..dn3.
+    fn short(s: String) -> String {
+        s.replace("n_0e4a1c7b_2d3f_4a5b_9c6d_7e8f9a0b1c01", "dn1")
+            .replace("n_1f5b2d8c_3e4a_4b6c_8d7e_8f9a0b1c2d02", "dn2")
+            .replace("n_2a6c3e9d_4f5b_4c7d_9e8f_9a0b1c2d3e03", "dn3")
+    }
+
+    /// The primary event of the first violation `check` reports for this model.
+    fn check_primary(tl: &Timeline) -> Option<usize> {
+        let models = crate::check::select(&["dn-finalize-block".to_string()]).unwrap();
+        let reports = crate::check::replay(tl, models);
+        reports[0].first().map(|v| v.primary)
+    }
+
+    const APB: &str = "ApplyPutBlock";
+    const AFB: &str = "ApplyFinalizeBlock";
+
+    fn seq(steps: &[(&str, &str)]) -> Vec<String> {
+        steps.iter().map(|(a, d)| format!("{a}({d})")).collect()
+    }
+
+    /// (case, merged, expected witnesses, expected violation: state index of `NoPutBlockAfterFinalize`).
+    fn cases() -> Vec<(&'static str, bool, Vec<String>, Option<usize>)> {
+        let three = |a: &'static str, order: [&'static str; 3]| order.map(|d| (a, d));
+        let daemon = ["dn2", "dn1", "dn3"];
+        let merged = ["dn1", "dn2", "dn3"];
+        vec![
+            (
+                "violating",
+                false,
+                seq(&[
+                    (APB, "dn2"),
+                    (APB, "dn1"),
+                    (APB, "dn3"),
+                    (AFB, "dn2"),
+                    (APB, "dn2"),
+                    (AFB, "dn1"),
+                    (APB, "dn1"),
+                    (AFB, "dn3"),
+                    (APB, "dn3"),
+                ]),
+                // Init, 5 inferred (StartPutBlock, AppendPutBlock, StartPutBlock, FinalizeBlock,
+                // AppendPutBlock), then 5 witnessed: dn2's commit of bcsId 13 after its finalize.
+                Some(10),
+            ),
+            (
+                "violating",
+                true,
+                seq(&[three(APB, merged), three(AFB, merged), three(APB, merged)].concat()),
+                Some(12),
+            ),
+            (
+                "healthy",
+                false,
+                seq(&[
+                    three(APB, daemon).as_slice(),
+                    &three(AFB, daemon),
+                    &[("Stop", "dn2"), ("Restart", "dn2")],
+                ]
+                .concat()),
+                None,
+            ),
+            (
+                "healthy",
+                true,
+                seq(&[three(APB, merged), three(AFB, merged)].concat()),
+                None,
+            ),
+            ("midflight", false, seq(&three(APB, daemon)), None),
+            ("midflight", true, seq(&three(APB, merged)), None),
+            ("nodebug", false, seq(&three(AFB, daemon)), None),
+            ("nodebug", true, seq(&three(AFB, merged)), None),
+        ]
+    }
+
+    #[test]
+    fn scenario_witnesses_build_a_behaviour_with_checks_violation() {
+        for (case, merged, want, violated_at) in cases() {
+            let what = format!("{case} (merged: {merged})");
+            let tl = timeline(case, merged);
+            let w = witnesses(&tl);
+            let got: Vec<String> = w
+                .witnesses
+                .iter()
+                .map(|x| short(action_text(x.action, &x.params)))
+                .collect();
+            assert_eq!(got, want, "{what}");
+            assert_eq!(w.hidden, HIDDEN);
+            assert!(!w.constants.contains_key("CheckFinalizedAtApply"));
+            let (patched, constants, b) = build_either::<DnFinalizeBlock>(&w)
+                .unwrap_or_else(|s| panic!("{what}: stuck at {s:?}"));
+            assert!(!patched, "{what}: the bug constants admit the logs");
+            let primary = check_primary(&tl);
+            match violated_at {
+                Some(k) => {
+                    assert_eq!(b.violated, Some(("NoPutBlockAfterFinalize", k)), "{what}");
+                    // The step into state k is the witnessed commit `check` reports.
+                    assert_eq!(b.steps[k - 1].event, primary, "{what}");
+                    assert!(primary.is_some());
+                    assert_eq!(constants["MaxLen"], TlaValue::int(2), "{what}");
+                }
+                None => {
+                    assert_eq!(b.violated, None, "{what}");
+                    assert_eq!(primary, None, "{what}");
+                }
+            }
+            // Every witness is a step of the behaviour, in order, and nothing else is witnessed.
+            let witnessed: Vec<usize> = b.steps.iter().filter_map(|s| s.event).collect();
+            let events: Vec<usize> = w.witnesses.iter().map(|x| x.event).collect();
+            assert_eq!(witnessed, events, "{what}");
+            // Inferred steps are hidden actions, except before the first witnessed one.
+            let first = b.steps.iter().position(|s| s.event.is_some()).unwrap();
+            for s in &b.steps[first..] {
+                assert!(
+                    s.event.is_some() || HIDDEN.contains(&s.action),
+                    "{what}: {s:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn daemon_constants_and_notes_name_the_nodes_and_the_leader() {
+        let w = witnesses(&timeline("violating", false));
+        let c = &w.constants;
+        assert_eq!(
+            c["Datanodes"],
+            TlaValue::set(["dn1", "dn2", "dn3"].map(TlaValue::model))
+        );
+        assert_eq!(c["Leader"], TlaValue::model("dn1"));
+        assert_eq!(c["DataStreamEnabled"], TlaValue::Bool(false));
+        assert!(w
+            .notes
+            .iter()
+            .any(|n| n == "log node dn2 is the model value dn2"));
+        assert!(w.notes.iter().any(|n| n.starts_with("Leader = dn1")));
+        // Healthy: dn2's replayed finalize and `Ignoring it` lines are left out, MaxLen is one PutBlock.
+        let w = witnesses(&timeline("healthy", false));
+        assert_eq!(w.constants["MaxLen"], TlaValue::int(1));
+        assert!(
+            w.notes.iter().any(|n| n.contains("4 Ratis replay line(s)")),
+            "{:?}",
+            w.notes
+        );
+        // Midflight: no leader election in view.
+        let w = witnesses(&timeline("midflight", false));
+        assert_eq!(w.constants["Leader"], TlaValue::model(UNKNOWN_LEADER));
+    }
+
+    #[test]
+    fn exported_traces_replay_through_the_mirror() {
+        for (case, merged, _, violated_at) in cases() {
+            let what = format!("{case} (merged: {merged})");
+            let w = witnesses(&timeline(case, merged));
+            let (_, constants, b) = build_either::<DnFinalizeBlock>(&w).unwrap();
+            let mirror = DnFinalizeBlock::new(&constants).unwrap();
+            let trace = to_trace(&mirror, &b, |i| i.to_string());
+            match replay_with(&mirror, &trace) {
+                Outcome::Conforms(a) => {
+                    assert_eq!(
+                        a.violated,
+                        violated_at.map(|k| ("NoPutBlockAfterFinalize".to_string(), k + 1)),
+                        "{what}"
+                    );
+                    if violated_at.is_none() {
+                        assert_eq!(a.states, trace.states.len(), "{what}");
+                    }
+                }
+                Outcome::Diverges(d) => panic!("{what}: {d:?}"),
+            }
+        }
+    }
+
+    /// Writes the tla export of a daemon case (as `export --to tla` does) and runs TLC on it.
+    fn run_tlc(jar: &str, case: &str) -> String {
+        let w = witnesses(&timeline(case, false));
+        let (_, constants, b) = build_either::<DnFinalizeBlock>(&w).unwrap();
+        let mirror = DnFinalizeBlock::new(&constants).unwrap();
+        let mut trace = to_trace(&mirror, &b, |i| i.to_string());
+        trace.notes.splice(0..0, w.notes.iter().cloned());
+        let dir = std::env::temp_dir().join(format!("w-dn-tlc-{case}-{}", std::process::id()));
+        let meta = dir.join("meta");
+        std::fs::create_dir_all(&dir).unwrap();
+        let name = trace_module_name(DnFinalizeBlock::MODULE);
+        let spec = crate::spec::shipped("dn-finalize-block").unwrap();
+        std::fs::write(
+            dir.join(format!("{name}.tla")),
+            to_tla_module::<DnFinalizeBlock>(&trace),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join(format!("{name}.cfg")),
+            to_tla_cfg::<DnFinalizeBlock>(&constants),
+        )
+        .unwrap();
+        std::fs::write(dir.join("DnFinalizeBlock.tla"), spec.tla).unwrap();
+        let out = std::process::Command::new("java")
+            .current_dir(&dir)
+            .args([
+                "-XX:+UseParallelGC",
+                "-cp",
+                jar,
+                "tlc2.TLC",
+                "-workers",
+                "1",
+            ])
+            .arg("-metadir")
+            .arg(&meta)
+            .args(["-config", &format!("{name}.cfg"), &format!("{name}.tla")])
+            .output()
+            .expect("java runs");
+        let _ = std::fs::remove_dir_all(&dir);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    #[test]
+    fn tlc_accepts_the_healthy_export_and_finds_the_violation_in_the_violating_one() {
+        let Ok(jar) = std::env::var("TLC_JAR") else {
+            eprintln!("TLC_JAR is not set: skipping the TLC run");
+            return;
+        };
+        let out = run_tlc(&jar, "healthy");
+        assert!(
+            out.contains("Model checking completed. No error has been found."),
+            "{out}"
+        );
+        assert!(out.contains("12 distinct states found"), "{out}");
+        let out = run_tlc(&jar, "violating");
+        assert!(
+            out.contains("Invariant NoPutBlockAfterFinalize is violated"),
+            "{out}"
+        );
+        // Violated at state 11 (1-based): the mirror's index 10.
+        assert!(out.contains("\nState 11:"), "{out}");
+        assert!(!out.contains("\nState 12:"), "{out}");
+    }
 }
