@@ -256,7 +256,21 @@ pub fn to_tla_module<M: Mirror>(trace: &Trace) -> String {
         m,
         "\\* Run: java -cp tla2tools.jar tlc2.TLC -config {name}.cfg {name}.tla"
     );
-    let _ = writeln!(m, "EXTENDS {}, Naturals, Sequences\n", M::MODULE);
+    // TLC defines `:>` and `@@`, the way functions are written below.
+    let _ = writeln!(m, "EXTENDS {}, Naturals, Sequences, TLC\n", M::MODULE);
+    // Model values are not identifiers of the spec: declare those the states use, the config assigns each
+    // itself (the same model value as in the config's sets).
+    let mut mvs = std::collections::BTreeSet::new();
+    for st in &trace.states {
+        for (_, v, _) in &st.vars {
+            model_values(v, &mut mvs);
+        }
+    }
+    mvs.retain(|mv| !spec_constants::<M>().contains(mv));
+    if !mvs.is_empty() {
+        let names: Vec<&str> = mvs.iter().map(String::as_str).collect();
+        let _ = writeln!(m, "CONSTANTS {}\n", names.join(", "));
+    }
     let _ = writeln!(m, "\\* How each state was reached:");
     for note in &trace.notes {
         let _ = writeln!(m, "\\*   {}", note.replace(['\n', '\r'], " "));
@@ -313,8 +327,15 @@ pub fn to_tla_cfg<M: Mirror>(constants: &Constants) -> String {
         trace_module_name(M::MODULE)
     );
     let _ = writeln!(c, "INIT TraceInit\nNEXT TraceNext\nCONSTANTS");
+    let mut mvs = std::collections::BTreeSet::new();
     for (name, value) in constants {
         let _ = writeln!(c, "    {name} = {}", cfg_value(value));
+        model_values(value, &mut mvs);
+    }
+    mvs.retain(|mv| !spec_constants::<M>().contains(mv));
+    // The model values the trace module declares (see `to_tla_module`).
+    for mv in &mvs {
+        let _ = writeln!(c, "    {mv} = {mv}");
     }
     let _ = writeln!(c, "INVARIANTS");
     for inv in M::INVARIANTS {
@@ -322,6 +343,55 @@ pub fn to_tla_cfg<M: Mirror>(constants: &Constants) -> String {
     }
     let _ = writeln!(c, "CHECK_DEADLOCK TRUE");
     c
+}
+
+/// The constants the spec declares (`CONSTANTS` up to `VARIABLES`): a model value named like one (`NoNode =
+/// NoNode`) is that constant in the trace module, already declared by the spec and assigned by the config.
+fn spec_constants<M: Mirror>() -> std::collections::BTreeSet<String> {
+    let tla = super::shipped(M::MODEL).map_or("", |s| s.tla);
+    let mut out = std::collections::BTreeSet::new();
+    let mut inside = false;
+    for line in tla.lines() {
+        let code = line.split("\\*").next().unwrap_or("").trim();
+        if let Some(rest) = code
+            .strip_prefix("CONSTANTS")
+            .or_else(|| code.strip_prefix("CONSTANT"))
+        {
+            inside = true;
+            out.extend(idents(rest));
+        } else if inside {
+            if code.starts_with("VARIABLE") || code.starts_with("ASSUME") || code.contains("==") {
+                inside = false;
+            } else {
+                out.extend(idents(code));
+            }
+        }
+    }
+    out
+}
+
+fn idents(s: &str) -> impl Iterator<Item = String> + '_ {
+    s.split(',')
+        .map(str::trim)
+        .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .map(str::to_string)
+}
+
+/// Every model value inside `v`.
+fn model_values(v: &TlaValue, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        TlaValue::ModelValue(m) => {
+            out.insert(m.clone());
+        }
+        TlaValue::Set(vs) | TlaValue::Seq(vs) => vs.iter().for_each(|x| model_values(x, out)),
+        TlaValue::Record(fields) => fields.values().for_each(|x| model_values(x, out)),
+        TlaValue::Function(pairs) => pairs.iter().for_each(|(k, x)| {
+            model_values(k, out);
+            model_values(x, out);
+        }),
+        TlaValue::Variant { value, .. } => model_values(value, out),
+        _ => {}
+    }
 }
 
 /// Model values are written bare in a config (`Nodes = {s1, s2}`); a lone model value is assigned itself.
@@ -345,6 +415,19 @@ pub fn model_value_for(node: &str) -> TlaValue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spec_constants_are_read_off_the_constants_block() {
+        let c = spec_constants::<crate::spec::scm_secret_keys::ScmSecretKeys>();
+        let want = [
+            "MaxKeys",
+            "MaxLog",
+            "NoNode",
+            "Nodes",
+            "SaveKeysBeforeDbSwap",
+        ];
+        assert_eq!(c.iter().map(String::as_str).collect::<Vec<_>>(), want);
+    }
 
     #[test]
     fn node_names_become_tla_identifiers() {
