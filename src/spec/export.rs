@@ -363,6 +363,7 @@ pub fn to_tla_module<M: Mirror>(trace: &Trace) -> String {
             collect_model_values(v, &mut model_values);
         }
     }
+    model_values.retain(|mv| !spec_constants::<M>().contains(mv));
     if !model_values.is_empty() {
         let names: Vec<&str> = model_values.iter().map(String::as_str).collect();
         let _ = writeln!(m, "CONSTANTS {}\n", names.join(", "));
@@ -430,6 +431,7 @@ pub fn to_tla_cfg<M: Mirror>(constants: &Constants) -> String {
     for value in constants.values() {
         collect_model_values(value, &mut model_values);
     }
+    model_values.retain(|mv| !spec_constants::<M>().contains(mv));
     for mv in &model_values {
         let _ = writeln!(c, "    {mv} = {mv}");
     }
@@ -439,6 +441,38 @@ pub fn to_tla_cfg<M: Mirror>(constants: &Constants) -> String {
     }
     let _ = writeln!(c, "CHECK_DEADLOCK TRUE");
     c
+}
+
+/// The constants the spec declares (`CONSTANTS` up to `VARIABLES`): a model value named like one (`NoNode =
+/// NoNode`) is that constant in the trace module, already declared by the spec and assigned by the config.
+fn spec_constants<M: Mirror>() -> std::collections::BTreeSet<String> {
+    let tla = super::shipped(M::MODEL).map_or("", |s| s.tla);
+    let mut out = std::collections::BTreeSet::new();
+    let mut inside = false;
+    for line in tla.lines() {
+        let code = line.split("\\*").next().unwrap_or("").trim();
+        if let Some(rest) = code
+            .strip_prefix("CONSTANTS")
+            .or_else(|| code.strip_prefix("CONSTANT"))
+        {
+            inside = true;
+            out.extend(idents(rest));
+        } else if inside {
+            if code.starts_with("VARIABLE") || code.starts_with("ASSUME") || code.contains("==") {
+                inside = false;
+            } else {
+                out.extend(idents(code));
+            }
+        }
+    }
+    out
+}
+
+fn idents(s: &str) -> impl Iterator<Item = String> + '_ {
+    s.split(',')
+        .map(str::trim)
+        .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .map(str::to_string)
 }
 
 /// Every model value inside `v`.
@@ -494,4 +528,18 @@ mod tests {
             TlaValue::model("n_172_18_0_4")
         );
     }
+
+    #[test]
+    fn spec_constants_are_read_off_the_constants_block() {
+        let c = spec_constants::<crate::spec::scm_secret_keys::ScmSecretKeys>();
+        let want = [
+            "MaxKeys",
+            "MaxLog",
+            "NoNode",
+            "Nodes",
+            "SaveKeysBeforeDbSwap",
+        ];
+        assert_eq!(c.iter().map(String::as_str).collect::<Vec<_>>(), want);
+    }
+
 }

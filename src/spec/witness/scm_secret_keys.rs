@@ -1,7 +1,677 @@
-//! PLACEHOLDER: which log events witness which actions of the spec.
-use crate::spec::export::Witnessed;
-use crate::timeline::Timeline;
+//! `scm-secret-keys`: which log events witness which actions of `traces/scm-secret-keys/ScmSecretKeys.tla`.
+//!
+//! One witness per action, on the line that completes it (the spec's comments and README list every line of
+//! each action; the others are kept out):
+//!
+//! | event kind (log line) | action |
+//! |---|---|
+//! | `SecretKeyGenerated` / `SecretKeysReloaded` after `Initializing SecretKeys.` of a new leader | `BecomeLeader(s)` |
+//! | `ScmBecameLeader` (`current SCM {} becomes leader of term {}`) with no key init following | `BecomeLeader(s)` |
+//! | `SecretKeyRotated` (`SecretKey rotation is happening, new key generated {}`) | `RotateKey` |
+//! | `SecretKeysSaved` (`Saved {} to file {}`) outside an install | `ReplicateKeys(s)` |
+//! | `CheckpointDownloaded` (`Downloaded checkpoint from Leader {} to the location {}`) | `NotifyInstall(s)` |
+//! | `SecretKeysFetched` (`Got secret keys from leaders [...]`) | `FetchKeys(s)` |
+//! | `CheckpointInstalled` (`Replaced DB with checkpoint, term: {}, index: {}`) | `ReplaceDb(s)` |
+//! | `SecretKeysSaved` inside an install (after `Got secret keys`) | `SaveKeys(s)` |
+//! | first stop line of a run inside an install, after `Failed to reinitialize SCMStateMachine.` or `caught a Throwable.` | `FailSave(s)` |
+//! | first stop line of a run otherwise | `Stop(s)` |
+//! | `STARTUP_MSG` with no shutdown since the previous run in view | `Crash(s)`, then `Restart(s)` |
+//! | `STARTUP_MSG` after a stop | `Restart(s)` |
+//!
+//! Hidden (no line at Ozone's default levels): `PurgeLog` (its lines, `Current Snapshot Index {}` / `Took a
+//! snapshot at index {}`, are INFO but carry no purge and this tool's grammar has no event for them),
+//! `ExpireKey` (no line of its own) and `Crash` (inferred).
 
-pub fn witnesses(_timeline: &Timeline) -> Witnessed {
-    Witnessed::default()
+use crate::model::lifecycle::{is_stop_line, LifeStep, Lifecycle};
+use crate::spec::export::{model_value_for, Witness, Witnessed};
+use crate::timeline::Timeline;
+use crate::tla::value::TlaValue;
+use crate::vocab::{Component, EventKind};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeSet;
+
+/// Actions no log line witnesses at Ozone's default log levels.
+pub const HIDDEN: &[&str] = &["PurgeLog", "ExpireKey", "Crash"];
+
+/// Where a node is in a snapshot install, as its log lines show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Install {
+    #[default]
+    Idle,
+    /// `Downloaded checkpoint from Leader ...`
+    Downloaded,
+    /// `Got secret keys from leaders [...]`
+    Fetched,
+    /// `Replaced DB with checkpoint` before the key save (unpatched order).
+    Swapped,
+    /// The key save before `Replaced DB with checkpoint` (patched order).
+    Saved,
+}
+
+#[derive(Debug, Default)]
+struct Node {
+    install: Install,
+    /// `Failed to reinitialize SCMStateMachine.` or `... caught a Throwable.` during this install.
+    failed: bool,
+    /// A stop of this run was witnessed.
+    down: bool,
+    /// Some event of this node was seen (a start after it is a restart).
+    seen: bool,
+}
+
+/// Does a new leader's key init (`Initializing SecretKeys.` then `Keys reloaded` / `A new key is generated`)
+/// follow leadership event `at` on the same node, before anything ends that leadership? The line that
+/// completes `BecomeLeader` then.
+fn key_init_after(timeline: &Timeline, at: usize) -> Option<usize> {
+    let key = timeline.events[at].node_key;
+    for (j, e) in timeline.events.iter().enumerate().skip(at + 1) {
+        if e.node_key != key {
+            continue;
+        }
+        match e.kind {
+            EventKind::SecretKeyGenerated | EventKind::SecretKeysReloaded => return Some(j),
+            EventKind::ScmBecameLeader
+            | EventKind::ScmSteppedDown
+            | EventKind::ProcessStarted
+            | EventKind::SecretKeyRotated
+            | EventKind::SecretKeysSaved => return None,
+            k if is_stop_line(k) => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The witnessed actions of `ScmSecretKeys` along the timeline.
+pub fn witnesses(timeline: &Timeline) -> Witnessed {
+    let events = &timeline.events;
+    // The SCMs: nodes the logs say run SCM, or of unknown service that log a secret-key line.
+    let key_kinds = |k: EventKind| {
+        matches!(
+            k,
+            EventKind::SecretKeysFetched
+                | EventKind::SecretKeysSaved
+                | EventKind::SecretKeysUpdated
+                | EventKind::SecretKeyGenerated
+                | EventKind::SecretKeyRotated
+                | EventKind::SecretKeysReloaded
+        )
+    };
+    let unknown_with_keys: FxHashSet<u32> = events
+        .iter()
+        .filter(|e| e.node.is_some() && key_kinds(e.kind))
+        .map(|e| e.node_key)
+        .filter(|&k| timeline.service_of_key(k).is_none())
+        .collect();
+    let is_scm = |key: u32| {
+        timeline.service_of_key(key) == Some(Component::Scm) || unknown_with_keys.contains(&key)
+    };
+
+    let mut life = Lifecycle::default();
+    let mut nodes: FxHashMap<u32, Node> = FxHashMap::default();
+    let mut leader_init: FxHashSet<usize> = FxHashSet::default();
+    let mut out: Vec<Witness> = Vec::new();
+    let mut named: BTreeSet<String> = BTreeSet::new();
+    let mut ignored_inits = 0usize;
+    let mut ignored_saves = 0usize;
+
+    for (i, e) in events.iter().enumerate() {
+        let test_output = timeline
+            .test_output
+            .get(e.span.input as usize)
+            .copied()
+            .unwrap_or(false);
+        let step = life.observe(i, e, test_output);
+        let Some(name) = e.node.as_deref() else {
+            continue;
+        };
+        if !is_scm(e.node_key) {
+            continue;
+        }
+        let s = model_value_for(name);
+        let mut push = |action: &'static str, params: Vec<TlaValue>| {
+            named.insert(name.to_string());
+            out.push(Witness {
+                event: i,
+                action,
+                params,
+            });
+        };
+        let n = nodes.entry(e.node_key).or_default();
+        match step {
+            Some(LifeStep::Started { crashed }) => {
+                // A first start in view is the initial state (every SCM up); a later one is a restart.
+                if crashed.is_some() && !n.down {
+                    push("Crash", vec![s.clone()]);
+                }
+                if crashed.is_some() || n.down {
+                    push("Restart", vec![s.clone()]);
+                }
+                *n = Node::default();
+            }
+            Some(LifeStep::Stopping) if !n.down => {
+                let failed_save = n.install != Install::Idle && n.failed;
+                push(
+                    if failed_save { "FailSave" } else { "Stop" },
+                    vec![s.clone()],
+                );
+                *n = Node {
+                    down: true,
+                    ..Node::default()
+                };
+            }
+            _ => {}
+        }
+        n.seen = true;
+        match e.kind {
+            EventKind::ScmBecameLeader => match key_init_after(timeline, i) {
+                Some(j) => {
+                    leader_init.insert(j);
+                }
+                None => push("BecomeLeader", vec![s]),
+            },
+            EventKind::SecretKeyGenerated | EventKind::SecretKeysReloaded => {
+                if leader_init.contains(&i) {
+                    push("BecomeLeader", vec![s]);
+                } else {
+                    ignored_inits += 1;
+                }
+            }
+            EventKind::SecretKeyRotated => push("RotateKey", vec![]),
+            EventKind::CheckpointDownloaded => {
+                n.install = Install::Downloaded;
+                n.failed = false;
+                push("NotifyInstall", vec![s]);
+            }
+            EventKind::SecretKeysFetched => {
+                n.install = Install::Fetched;
+                push("FetchKeys", vec![s]);
+            }
+            EventKind::CheckpointInstalled => {
+                n.install = if n.install == Install::Saved {
+                    Install::Idle
+                } else {
+                    Install::Swapped
+                };
+                push("ReplaceDb", vec![s]);
+            }
+            EventKind::StateMachineReinitializeFailed | EventKind::StateMachineUpdaterFailed
+                if n.install != Install::Idle =>
+            {
+                n.failed = true;
+            }
+            EventKind::SecretKeysSaved => match n.install {
+                Install::Idle => push("ReplicateKeys", vec![s]),
+                Install::Fetched | Install::Swapped => {
+                    n.install = if n.install == Install::Swapped {
+                        Install::Idle
+                    } else {
+                        Install::Saved
+                    };
+                    push("SaveKeys", vec![s]);
+                }
+                Install::Downloaded | Install::Saved => ignored_saves += 1,
+            },
+            _ => {}
+        }
+    }
+
+    // Constants sized to the behaviour: every entry of `log` and every key comes from a witnessed
+    // BecomeLeader or RotateKey; one more when the logs start after some SCM did (the search may then infer a
+    // leader before the first witnessed step).
+    let appends = out
+        .iter()
+        .filter(|w| matches!(w.action, "BecomeLeader" | "RotateKey"))
+        .count();
+    let all_started = named
+        .iter()
+        .all(|n| timeline.started_in_view.iter().any(|s| &**s == n.as_str()));
+    let bound = appends.max(1) + usize::from(!all_started);
+    let node_values: BTreeSet<TlaValue> = named.iter().map(|n| model_value_for(n)).collect();
+    let mut no_node = "NoNode".to_string();
+    while node_values.contains(&TlaValue::model(no_node.as_str())) {
+        no_node.push('_');
+    }
+    let mut constants = crate::spec::Constants::new();
+    constants.insert("Nodes".into(), TlaValue::set(node_values.iter().cloned()));
+    constants.insert("NoNode".into(), TlaValue::model(no_node.as_str()));
+    constants.insert("MaxKeys".into(), TlaValue::int(bound as i64));
+    constants.insert("MaxLog".into(), TlaValue::int(bound as i64));
+
+    let mut notes = vec![format!(
+        "nodes: {}; NoNode = {no_node}; MaxKeys = MaxLog = {bound} ({appends} witnessed BecomeLeader/RotateKey{})",
+        named
+            .iter()
+            .map(|n| format!("log node {n} = {}", model_value_for(n)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if all_started { "" } else { ", +1: some SCM's log starts mid-run" }
+    )];
+    notes.push(
+        "one line per action: BecomeLeader on `A new key is generated`/`Keys reloaded` (else `becomes leader of term`), \
+         ReplicateKeys and SaveKeys on `Saved [...] to file`, NotifyInstall on `Downloaded checkpoint from Leader`, \
+         FetchKeys on `Got secret keys from leaders`, ReplaceDb on `Replaced DB with checkpoint`, Stop/FailSave on the \
+         first stop line of a run, Restart on STARTUP_MSG; the other lines of these actions are not witnesses"
+            .into(),
+    );
+    notes.push(
+        "FailSave is a stop inside an install after `Failed to reinitialize SCMStateMachine.` or the StateMachineUpdater's \
+         `caught a Throwable.` (LocalSecretKeyStore.save throws `Error saving SecretKeys to file` outside the try that logs \
+         the former); Crash is inferred from a STARTUP_MSG with no shutdown before it"
+            .into(),
+    );
+    notes.push(
+        "hidden (inserted only where a witnessed step needs them): PurgeLog (no purge line this tool reads), ExpireKey \
+         (no line of its own), Crash (kill -9 logs nothing)"
+            .into(),
+    );
+    if ignored_inits > 0 {
+        notes.push(format!(
+            "ignored {ignored_inits} key init line(s) (`A new key is generated`/`Keys reloaded`) with no leadership line of that SCM before them"
+        ));
+    }
+    if ignored_saves > 0 {
+        notes.push(format!(
+            "ignored {ignored_saves} `Saved [...] to file` line(s) inside an install where the spec has no key save"
+        ));
+    }
+    Witnessed {
+        witnesses: out,
+        constants,
+        hidden: HIDDEN,
+        notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::export::{build_either, to_trace};
+    use crate::spec::replay::{replay_with, Outcome};
+    use crate::spec::scm_secret_keys::ScmSecretKeys;
+    use crate::spec::Mirror;
+
+    const CASES: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/scenarios/scm-secret-keys"
+    );
+
+    /// The per-node daemon files of a case (or its merged test output), sorted.
+    fn files(case: &str, merged: bool) -> Vec<String> {
+        let dir = std::path::Path::new(CASES).join(case);
+        let dir = if merged { dir.join("merged") } else { dir };
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file())
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// The timeline of a case through the real pipeline (input resolution, embedded grammar, merge).
+    fn timeline(case: &str, merged: bool) -> Timeline {
+        let sources = crate::input::resolve(&files(case, merged)).unwrap();
+        let grammar = crate::grammar::Grammar::embedded().unwrap();
+        crate::timeline::build(
+            &sources,
+            &grammar,
+            &crate::scan::ScanOptions::default(),
+            crate::timeline::DEFAULT_MAX_SKEW_MS,
+            &|_, _| {},
+        )
+    }
+
+    fn where_(tl: &Timeline, i: usize) -> String {
+        let e = &tl.events[i];
+        let path = &tl.inputs[e.span.input as usize].path;
+        let file = path.rsplit('/').next().unwrap();
+        let file = file.strip_prefix("ozone-hadoop-scm-").unwrap_or(file);
+        format!("{file}:{}", e.span.line)
+    }
+
+    /// `Action(params)@file:line` per witness.
+    fn listed(tl: &Timeline, w: &Witnessed) -> Vec<String> {
+        w.witnesses
+            .iter()
+            .map(|w| {
+                let p: Vec<String> = w.params.iter().map(ToString::to_string).collect();
+                format!("{}({})@{}", w.action, p.join(","), where_(tl, w.event))
+            })
+            .collect()
+    }
+
+    /// What `check` reports first for this model: (invariant, primary event).
+    fn check_first(tl: &Timeline) -> Option<(&'static str, usize)> {
+        let models = crate::check::select(&["scm-secret-keys".to_string()]).unwrap();
+        let reports = crate::check::replay(tl, models);
+        reports[0].first().map(|v| (v.invariant, v.primary))
+    }
+
+    /// `Action(params)` per witness, with nothing of where.
+    fn actions(w: &Witnessed) -> Vec<String> {
+        w.witnesses
+            .iter()
+            .map(|w| {
+                let p: Vec<String> = w.params.iter().map(ToString::to_string).collect();
+                format!("{}({})", w.action, p.join(","))
+            })
+            .collect()
+    }
+
+    /// The daemon-file witnesses the README's stories give (`file:line` per the scenario README).
+    fn expected(case: &str) -> Vec<&'static str> {
+        let install = [
+            "NotifyInstall(scm3)@scm3.log:38",
+            "FetchKeys(scm3)@scm3.log:40",
+            "ReplaceDb(scm3)@scm3.log:46",
+        ];
+        let prefix = [
+            "BecomeLeader(scm1)@scm1.log:44",
+            "ReplicateKeys(scm1)@scm1.log:47",
+            "ReplicateKeys(scm2)@scm2.log:37",
+            "RotateKey()@scm1.log:113",
+            "ReplicateKeys(scm1)@scm1.log:116",
+            "ReplicateKeys(scm2)@scm2.log:62",
+        ];
+        let rest: &[&'static str] = match case {
+            "healthy" => &[
+                "SaveKeys(scm3)@scm3.log:53",
+                "Stop(scm3)@scm3.log:68",
+                "Restart(scm3)@scm3.log:92",
+                "BecomeLeader(scm3)@scm3.log:147",
+                "ReplicateKeys(scm3)@scm3.log:150",
+                "ReplicateKeys(scm1)@scm1.log:138",
+                "ReplicateKeys(scm2)@scm2.log:74",
+            ],
+            "violating" => &[
+                "FailSave(scm3)@scm3.log:77",
+                "Restart(scm3)@scm3.log:102",
+                "BecomeLeader(scm3)@scm3.log:153",
+                "ReplicateKeys(scm3)@scm3.log:156",
+                "ReplicateKeys(scm1)@scm1.log:139",
+                "ReplicateKeys(scm2)@scm2.log:74",
+            ],
+            "midflight" => {
+                return vec![
+                    "BecomeLeader(scm3)@scm3.log:52",
+                    "ReplicateKeys(scm3)@scm3.log:55",
+                    "ReplicateKeys(scm1)@scm1.log:8",
+                    "ReplicateKeys(scm2)@scm2.log:5",
+                ]
+            }
+            _ => unreachable!(),
+        };
+        prefix
+            .into_iter()
+            .chain(install)
+            .chain(rest.iter().copied())
+            .collect()
+    }
+
+    /// Every scenario dir, as daemon files and as merged test output: the witnesses, a behaviour of the spec
+    /// (unpatched order), the invariant and state the mirror finds violated, and that the witnessed step there
+    /// is the line `check` reports as primary.
+    #[test]
+    fn scenarios_witness_a_behaviour_that_violates_where_check_reports() {
+        let mut cases: Vec<String> = std::fs::read_dir(CASES)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        cases.sort();
+        assert_eq!(cases, ["healthy", "midflight", "violating"]);
+        for case in &cases {
+            for merged in [false, true] {
+                let tl = timeline(case, merged);
+                let w = witnesses(&tl);
+                let what = format!("{case} (merged: {merged})");
+                if !merged {
+                    assert_eq!(listed(&tl, &w), expected(case), "{what}");
+                } else {
+                    // The same story; the merged file names SCMs by node id (scmNode-N), and its mid-flight
+                    // cut names scmNode-1/-2 by scmId (no construction line in view), then stops scmNode-3.
+                    let daemon: Vec<String> = expected(case)
+                        .iter()
+                        .map(|l| l.split('@').next().unwrap().replace("scm", "scmNode_"))
+                        .collect();
+                    let got = actions(&w);
+                    match case.as_str() {
+                        "midflight" => {
+                            assert_eq!(got.len(), 5, "{what}: {got:?}");
+                            assert_eq!(got[..2], daemon[..2], "{what}");
+                            assert!(got[2].starts_with("ReplicateKeys(n_5f1b7e2a"), "{what}");
+                            assert!(got[3].starts_with("ReplicateKeys(n_8a2c9d3e"), "{what}");
+                            assert_eq!(got[4], "Stop(scmNode_3)", "{what}");
+                        }
+                        // The harness stops scmNode-3 at the end of the test.
+                        _ => {
+                            assert_eq!(got[..got.len() - 1], daemon[..], "{what}");
+                            assert_eq!(got.last().unwrap(), "Stop(scmNode_3)", "{what}");
+                        }
+                    }
+                }
+                let (patched, constants, b) = build_either::<ScmSecretKeys>(&w)
+                    .unwrap_or_else(|s| panic!("{what}: stuck at {s:?}"));
+                assert!(!patched, "{what}: the fixtures run the unpatched order");
+                assert_eq!(constants["MaxKeys"], constants["MaxLog"]);
+                // Exactly one step is inferred: the leader's log purge before the install.
+                let inferred: Vec<&str> = b
+                    .steps
+                    .iter()
+                    .filter(|s| s.event.is_none())
+                    .map(|s| s.action)
+                    .collect();
+                let first = check_first(&tl);
+                match case.as_str() {
+                    "violating" => {
+                        assert_eq!(inferred, ["PurgeLog"], "{what}");
+                        let (inv, k) = b.violated.expect("violated");
+                        assert_eq!((inv, k), ("KeyFileCoversDb", 11), "{what}");
+                        // states[11] follows steps[10], FailSave(scm3): check's primary line.
+                        let step = &b.steps[k - 1];
+                        assert_eq!(step.action, "FailSave", "{what}");
+                        assert_eq!(Some((inv, step.event.unwrap())), first, "{what}");
+                        // And the stale leader's new key drops the unexpired ones two steps later.
+                        let m = ScmSecretKeys::new(&constants).unwrap();
+                        let drop = b
+                            .steps
+                            .iter()
+                            .rposition(|s| s.action == "BecomeLeader")
+                            .unwrap();
+                        assert_eq!(drop, 12);
+                        assert!(!m.holds("NoUnexpiredKeyDropped", &b.states[drop + 1]));
+                        assert!(m.holds("NoUnexpiredKeyDropped", &b.states[drop]));
+                    }
+                    "healthy" => {
+                        assert_eq!(inferred, ["PurgeLog"], "{what}");
+                        assert_eq!(b.violated, None, "{what}");
+                        assert_eq!(first, None, "{what}");
+                    }
+                    _ => {
+                        assert!(inferred.is_empty(), "{what}: {inferred:?}");
+                        assert_eq!(b.violated, None, "{what}");
+                        assert_eq!(first, None, "{what}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn constants_hidden_and_notes() {
+        let tl = timeline("violating", false);
+        let w = witnesses(&tl);
+        assert_eq!(w.hidden, ["PurgeLog", "ExpireKey", "Crash"]);
+        assert_eq!(
+            w.constants["Nodes"],
+            TlaValue::set(["scm1", "scm2", "scm3"].map(TlaValue::model))
+        );
+        assert_eq!(w.constants["NoNode"], TlaValue::model("NoNode"));
+        // Two BecomeLeader with a new key and one RotateKey: three keys, three log entries.
+        assert_eq!(w.constants["MaxKeys"], TlaValue::int(3));
+        assert_eq!(w.constants["MaxLog"], TlaValue::int(3));
+        assert!(!w.constants.contains_key("SaveKeysBeforeDbSwap"));
+        assert!(w.notes[0].contains("log node scm3 = scm3"), "{:?}", w.notes);
+        // The mid-flight logs start after scm1/scm2 did: one spare key and log entry.
+        let w = witnesses(&timeline("midflight", false));
+        assert_eq!(w.constants["MaxKeys"], TlaValue::int(2));
+    }
+
+    /// A kill -9 inside the install window: the next STARTUP_MSG gives Crash then Restart.
+    #[test]
+    fn a_startup_with_no_shutdown_before_it_is_a_crash_then_a_restart() {
+        use crate::model::testkit::{daemon, ev, keys, text};
+        use EventKind::*;
+        let start = |ms| {
+            ev(
+                ProcessStarted,
+                "scm3",
+                ms,
+                vec![("service", text("StorageContainerManager"))],
+            )
+        };
+        let tl = crate::model::testkit::timeline(vec![daemon(
+            "scm",
+            "scm3",
+            vec![
+                start(0),
+                ev(
+                    SecretKeysFetched,
+                    "scm3",
+                    10,
+                    vec![("keys", keys(&[("K1", 86_400_000)]))],
+                ),
+                ev(CheckpointInstalled, "scm3", 20, vec![]),
+                start(30),
+            ],
+        )]);
+        let w = witnesses(&tl);
+        assert_eq!(
+            actions(&w),
+            [
+                "FetchKeys(scm3)",
+                "ReplaceDb(scm3)",
+                "Crash(scm3)",
+                "Restart(scm3)"
+            ]
+        );
+        assert_eq!(w.witnesses[2].event, w.witnesses[3].event);
+    }
+
+    /// The export replays: the trace of each built behaviour conforms through the mirror.
+    #[test]
+    fn exported_traces_replay_through_the_mirror() {
+        for case in ["healthy", "violating", "midflight"] {
+            let tl = timeline(case, false);
+            let w = witnesses(&tl);
+            let (_, constants, b) = build_either::<ScmSecretKeys>(&w).unwrap();
+            let m = ScmSecretKeys::new(&constants).unwrap();
+            let trace = to_trace(&m, &b, |i| where_(&tl, i));
+            assert_eq!(trace.states.len(), b.states.len());
+            let Some((inv, k)) = b.violated else {
+                match replay_with(&m, &trace) {
+                    Outcome::Conforms(_) => continue,
+                    Outcome::Diverges(d) => panic!("{case}: {d:?}"),
+                }
+            };
+            // The export carries no violation claim (its states go on past the violation): the replay follows
+            // every step and diverges only there, on the verdict.
+            match replay_with(&m, &trace) {
+                Outcome::Diverges(d) => {
+                    assert_eq!(d.state, k, "{case}: {d:?}");
+                    assert!(d.variable.is_none(), "{case}: {d:?}");
+                    assert!(
+                        d.what.contains(&format!("`{inv}` violated")),
+                        "{case}: {d:?}"
+                    );
+                }
+                Outcome::Conforms(_) => panic!("{case}: the violation went unnoticed"),
+            }
+            // Cut where TLC stops, with TLC's claim, it conforms.
+            let mut cut = trace.clone();
+            cut.states.truncate(k + 1);
+            cut.violation = Some(crate::tla::trace::TraceViolation {
+                kind: crate::tla::trace::ViolationKind::Invariant,
+                name: Some(inv.to_string()),
+                message: format!("Invariant {inv} is violated."),
+            });
+            match replay_with(&m, &cut) {
+                Outcome::Conforms(_) => {}
+                Outcome::Diverges(d) => panic!("{case} (cut): {d:?}"),
+            }
+        }
+    }
+
+    /// TLC on fresh exports (only with `TLC_JAR` set): the healthy trace runs to its end, the violating one
+    /// stops at state 12 with `KeyFileCoversDb` violated, as `traces/scm-secret-keys/tlc/export-*.out` record.
+    #[test]
+    fn tlc_accepts_the_healthy_export_and_finds_the_violation_in_the_violating_one() {
+        let Ok(jar) = std::env::var("TLC_JAR") else {
+            eprintln!("TLC_JAR is not set: skipping the TLC run");
+            return;
+        };
+        let spec = crate::spec::shipped("scm-secret-keys").unwrap();
+        for case in ["healthy", "violating"] {
+            let tl = timeline(case, false);
+            let w = witnesses(&tl);
+            let (_, constants, b) = build_either::<ScmSecretKeys>(&w).unwrap();
+            let m = ScmSecretKeys::new(&constants).unwrap();
+            let trace = to_trace(&m, &b, |i| where_(&tl, i));
+            let dir = std::env::temp_dir().join(format!("w-sk-tlc-{case}-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let name = crate::spec::export::trace_module_name(ScmSecretKeys::MODULE);
+            std::fs::write(
+                dir.join(format!("{name}.tla")),
+                crate::spec::export::to_tla_module::<ScmSecretKeys>(&trace),
+            )
+            .unwrap();
+            std::fs::write(
+                dir.join(format!("{name}.cfg")),
+                crate::spec::export::to_tla_cfg::<ScmSecretKeys>(&constants),
+            )
+            .unwrap();
+            std::fs::write(dir.join("ScmSecretKeys.tla"), spec.tla).unwrap();
+            let out = std::process::Command::new("java")
+                .current_dir(&dir)
+                .args([
+                    "-XX:+UseParallelGC",
+                    "-cp",
+                    &jar,
+                    "tlc2.TLC",
+                    "-workers",
+                    "1",
+                ])
+                .arg("-metadir")
+                .arg(dir.join("meta"))
+                .args(["-config", &format!("{name}.cfg"), &format!("{name}.tla")])
+                .output()
+                .expect("java runs");
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            std::fs::remove_dir_all(&dir).ok();
+            match case {
+                "healthy" => {
+                    assert!(
+                        text.contains("Model checking completed. No error has been found."),
+                        "{text}"
+                    );
+                    assert!(!text.contains("Error:"), "{text}");
+                }
+                _ => {
+                    assert!(
+                        text.contains("Error: Invariant KeyFileCoversDb is violated."),
+                        "{text}"
+                    );
+                    // The error trace ends at state 12 (b.states[11]).
+                    let last = text
+                        .lines()
+                        .filter_map(|l| l.strip_prefix("State "))
+                        .filter_map(|l| l.split(':').next()?.parse::<usize>().ok())
+                        .max();
+                    assert_eq!(last, Some(12), "{text}");
+                    assert_eq!(b.violated, Some(("KeyFileCoversDb", 11)));
+                }
+            }
+        }
+    }
 }
