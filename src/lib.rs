@@ -10,6 +10,7 @@ pub mod grammar;
 pub mod input;
 pub mod layout;
 pub mod linking;
+pub mod lsp;
 pub mod model;
 pub mod node;
 pub mod report;
