@@ -108,6 +108,12 @@ pub enum Command {
         #[arg(long, value_name = "MS", default_value_t = crate::timeline::DEFAULT_MAX_SKEW_MS as u64)]
         max_skew: u64,
     },
+    /// Serve the Language Server Protocol on stdin/stdout: diagnostics for the log files an editor opens.
+    Lsp {
+        /// Accepted and ignored: stdio is the only transport (some clients pass this flag).
+        #[arg(long, hide = true)]
+        stdio: bool,
+    },
     /// Load and check the grammar (embedded rules plus --grammar directories) and list its rules.
     Grammar {
         /// Directory of *.rules files that add to or override the embedded rules.
@@ -228,6 +234,7 @@ pub fn run(cli: Cli) -> Result<i32, Report> {
         Command::Events(args) => cmd_events(&args),
         Command::Stats { inputs, format } => cmd_stats(&inputs, format),
         Command::Grammar { grammar } => cmd_grammar(&grammar),
+        Command::Lsp { stdio: _ } => Ok(crate::lsp::run()),
         Command::Trace {
             file,
             model,

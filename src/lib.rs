@@ -11,6 +11,7 @@ pub mod input;
 pub mod layout;
 pub mod linking;
 pub mod live;
+pub mod lsp;
 pub mod model;
 pub mod node;
 pub mod progress;
