@@ -439,6 +439,7 @@ impl<W: Write> Server<W> {
         let options = ScanOptions {
             layout: None,
             node: None,
+            progress: None,
         };
         let timeline =
             crate::timeline::build(&sources, grammar, &options, self.max_skew_ms, &|_, _| {});
