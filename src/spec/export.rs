@@ -256,10 +256,23 @@ pub fn to_tla_module<M: Mirror>(trace: &Trace) -> String {
         m,
         "\\* Run: java -cp tla2tools.jar tlc2.TLC -config {name}.cfg {name}.tla"
     );
-    let _ = writeln!(m, "EXTENDS {}, Naturals, Sequences\n", M::MODULE);
+    let _ = writeln!(m, "EXTENDS {}, Naturals, Sequences, TLC\n", M::MODULE);
     let _ = writeln!(m, "\\* How each state was reached:");
     for note in &trace.notes {
         let _ = writeln!(m, "\\*   {}", note.replace(['\n', '\r'], " "));
+    }
+    // Model values (node names) the spec does not declare: constants here, each assigned itself in the cfg.
+    let declared = super::shipped(M::MODEL).map_or_else(Vec::new, |s| spec_constants(s.tla));
+    let mut names = std::collections::BTreeSet::new();
+    for st in &trace.states {
+        for (_, v, _) in &st.vars {
+            model_values(v, &mut names);
+        }
+    }
+    names.retain(|n| !declared.contains(n));
+    if !names.is_empty() {
+        let list: Vec<&str> = names.iter().map(String::as_str).collect();
+        let _ = writeln!(m, "\nCONSTANTS {}", list.join(", "));
     }
     let _ = writeln!(
         m,
@@ -313,6 +326,14 @@ pub fn to_tla_cfg<M: Mirror>(constants: &Constants) -> String {
         trace_module_name(M::MODULE)
     );
     let _ = writeln!(c, "INIT TraceInit\nNEXT TraceNext\nCONSTANTS");
+    // The model values the trace module declares (and any other in a constant's value): each is itself.
+    let mut names = std::collections::BTreeSet::new();
+    for value in constants.values() {
+        model_values(value, &mut names);
+    }
+    for name in names.iter().filter(|n| !constants.contains_key(*n)) {
+        let _ = writeln!(c, "    {name} = {name}");
+    }
     for (name, value) in constants {
         let _ = writeln!(c, "    {name} = {}", cfg_value(value));
     }
@@ -322,6 +343,55 @@ pub fn to_tla_cfg<M: Mirror>(constants: &Constants) -> String {
     }
     let _ = writeln!(c, "CHECK_DEADLOCK TRUE");
     c
+}
+
+/// Every model value inside `v`.
+fn model_values(v: &TlaValue, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        TlaValue::ModelValue(n) => {
+            out.insert(n.clone());
+        }
+        TlaValue::Set(xs) | TlaValue::Seq(xs) => xs.iter().for_each(|x| model_values(x, out)),
+        TlaValue::Record(r) => r.values().for_each(|x| model_values(x, out)),
+        TlaValue::Function(pairs) => pairs.iter().for_each(|(k, x)| {
+            model_values(k, out);
+            model_values(x, out);
+        }),
+        TlaValue::Variant { value, .. } => model_values(value, out),
+        _ => {}
+    }
+}
+
+/// The names a module's `CONSTANT`/`CONSTANTS` declarations introduce (comments stripped; a declaration goes on
+/// while its line ends with a comma).
+fn spec_constants(tla: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_decl = false;
+    for line in tla.lines() {
+        let code = line.split("\\*").next().unwrap_or("").trim();
+        let rest = match code
+            .strip_prefix("CONSTANTS")
+            .or_else(|| code.strip_prefix("CONSTANT"))
+        {
+            Some(r) => {
+                in_decl = true;
+                r.trim()
+            }
+            None if in_decl => code,
+            None => continue,
+        };
+        if rest.is_empty() {
+            continue;
+        }
+        out.extend(
+            rest.split(',')
+                .map(str::trim)
+                .filter(|id| !id.is_empty())
+                .map(String::from),
+        );
+        in_decl = rest.ends_with(',');
+    }
+    out
 }
 
 /// Model values are written bare in a config (`Nodes = {s1, s2}`); a lone model value is assigned itself.
@@ -345,6 +415,21 @@ pub fn model_value_for(node: &str) -> TlaValue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spec_constants_are_read_from_the_declaration_not_the_comments() {
+        let tla = super::super::shipped("scm-finalization").unwrap().tla;
+        assert_eq!(
+            spec_constants(tla),
+            [
+                "Scms",
+                "Datanodes",
+                "NoNode",
+                "MaxLog",
+                "FinalizeFromDbOnStartup"
+            ]
+        );
+    }
 
     #[test]
     fn node_names_become_tla_identifiers() {
