@@ -500,12 +500,6 @@ impl<W: Write> Server<W> {
     }
 }
 
-/// A check's diagnostics per file, and what to log.
-type Checked = (
-    BTreeMap<PathBuf, Vec<Diagnostic>>,
-    Vec<(MessageType, String)>,
-);
-
 fn parse<T: serde::de::DeserializeOwned>(params: &Json) -> Result<T, String> {
     serde_json::from_value(params.clone()).map_err(|e| format!("invalid params: {e}"))
 }

@@ -110,7 +110,10 @@ fn enable<M: Mirror>(
                 path.reverse();
                 return Ok(path);
             }
-            if may_infer(step.action) && !parent.contains_key(&step.next) {
+            if may_infer(step.action)
+                && !introduces_violation(mirror, &state, &step.next)
+                && !parent.contains_key(&step.next)
+            {
                 if parent.len() >= SEARCH_LIMIT {
                     return Err(parent.len());
                 }
@@ -123,6 +126,12 @@ fn enable<M: Mirror>(
         }
     }
     Err(parent.len())
+}
+
+/// Would this step break an invariant that holds before it? Inferred steps never may: only a step a log
+/// line witnesses can show a violation, so the export never guesses one.
+fn introduces_violation<M: Mirror>(mirror: &M, before: &M::State, after: &M::State) -> bool {
+    mirror.first_violated(after).is_some() && mirror.first_violated(before).is_none()
 }
 
 /// Builds the behaviour the witnesses describe, from the mirror's first initial state.
@@ -186,7 +195,9 @@ pub fn build_joint<M: Mirror>(mirror: &M, witnessed: &Witnessed) -> Option<Behav
             if step.action == w.action && step.params == w.params {
                 succ.push(((step.next.clone(), j + 1), Some(w.event)));
             }
-            if j == 0 || witnessed.hidden.contains(&step.action) {
+            if (j == 0 || witnessed.hidden.contains(&step.action))
+                && !introduces_violation(mirror, &state, &step.next)
+            {
                 succ.push(((step.next.clone(), j), None));
             }
             for (node, event) in succ {
@@ -541,5 +552,4 @@ mod tests {
         ];
         assert_eq!(c.iter().map(String::as_str).collect::<Vec<_>>(), want);
     }
-
 }

@@ -299,7 +299,6 @@ mod tests {
     use crate::spec::recon_om_sync::ReconOmSync;
     use crate::spec::replay::{replay_with, Outcome};
     use crate::spec::Mirror;
-    use crate::tla::trace::{TraceViolation, ViolationKind};
 
     fn scenario(case: &str, merged: bool) -> Timeline {
         let dir = format!(
@@ -509,40 +508,26 @@ mod tests {
             let wd = witnesses(&tl);
             let (_, constants, b) = build_either::<ReconOmSync>(&wd).unwrap();
             let mirror = ReconOmSync::new(&constants).unwrap();
-            let mut trace = to_trace(&mirror, &b, |i| format!("event {i}"));
-            assert_eq!(trace.states.len(), b.states.len());
+            let trace = to_trace(&mirror, &b, |i| format!("event {i}"));
             let what = format!("{case} merged={merged}");
-            match b.violated {
-                None => match replay_with(&mirror, &trace) {
-                    Outcome::Conforms(a) => {
-                        assert_eq!(a.states, b.states.len(), "{what}");
-                        assert_eq!(a.violated, None, "{what}");
-                    }
-                    Outcome::Diverges(d) => panic!("{what}: {d:?}"),
-                },
-                Some((inv, k)) => {
-                    // Whole, the trace goes on past a violation it does not claim: the replay says where.
-                    match replay_with(&mirror, &trace) {
-                        Outcome::Diverges(d) => {
-                            assert_eq!(d.state, k, "{what}");
-                            assert!(d.what.contains(inv), "{what}: {}", d.what);
-                        }
-                        Outcome::Conforms(_) => panic!("{what}: the violation goes unnoticed"),
-                    }
-                    // Cut at the violation and claiming it, as TLC prints it, the trace conforms.
-                    trace.states.truncate(k + 1);
-                    trace.violation = Some(TraceViolation {
-                        kind: ViolationKind::Invariant,
-                        name: Some(inv.to_string()),
-                        message: String::new(),
-                    });
-                    match replay_with(&mirror, &trace) {
-                        Outcome::Conforms(a) => {
-                            assert_eq!(a.violated, Some((inv.to_string(), k + 1)), "{what}")
-                        }
-                        Outcome::Diverges(d) => panic!("{what}: {d:?}"),
-                    }
+            // The export ends where the mirror first sees a violation, and claims it there, as TLC's traces do.
+            let want_states = b.violated.map_or(b.states.len(), |(_, k)| k + 1);
+            assert_eq!(trace.states.len(), want_states, "{what}");
+            assert_eq!(
+                trace.violation.as_ref().and_then(|v| v.name.clone()),
+                b.violated.map(|(inv, _)| inv.to_string()),
+                "{what}"
+            );
+            match replay_with(&mirror, &trace) {
+                Outcome::Conforms(a) => {
+                    assert_eq!(a.states, want_states, "{what}");
+                    assert_eq!(
+                        a.violated,
+                        b.violated.map(|(inv, k)| (inv.to_string(), k + 1)),
+                        "{what}"
+                    );
                 }
+                Outcome::Diverges(d) => panic!("{what}: {d:?}"),
             }
         }
     }

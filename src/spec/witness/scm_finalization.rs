@@ -312,7 +312,6 @@ mod tests {
     use crate::spec::replay::{replay_with, Outcome};
     use crate::spec::scm_finalization::ScmFinalization;
     use crate::spec::Mirror;
-    use crate::tla::trace::{TraceViolation, ViolationKind};
     use std::path::{Path, PathBuf};
 
     fn case_dir(case: &str) -> PathBuf {
@@ -459,16 +458,14 @@ mod tests {
         assert!(mirror.holds("NoFinalizedDatanodeFenced", &b.states[fence]));
 
         // The export replays through the mirror.
-        let mut trace = to_trace(&mirror, &b, |i| at(&tl, i));
-        assert_eq!(trace.states.len(), 22);
-        // Replay stops at the first violation and wants the trace to claim it there, as TLC's trace does: the
-        // prefix up to state 19, claiming VersionFileCoversDb.
-        trace.states.truncate(k + 1);
-        trace.violation = Some(TraceViolation {
-            kind: ViolationKind::Invariant,
-            name: Some("VersionFileCoversDb".into()),
-            message: String::new(),
-        });
+        // The export ends at state 19, where the mirror first sees VersionFileCoversDb fail, and claims it
+        // there, as TLC's traces do.
+        let trace = to_trace(&mirror, &b, |i| at(&tl, i));
+        assert_eq!(trace.states.len(), k + 1);
+        assert_eq!(
+            trace.violation.as_ref().and_then(|v| v.name.as_deref()),
+            Some("VersionFileCoversDb")
+        );
         match replay_with(&mirror, &trace) {
             Outcome::Conforms(a) => {
                 assert_eq!(a.states, 19);
@@ -534,12 +531,13 @@ mod tests {
             w.constants["Scms"].to_string(),
             "{n_5f1b7e2a_3c4d_4e8f_9a0b_1c2d3e4f5a61, scm3}"
         );
-        // Before the first witness anything may be inferred (the logs start mid-flight); after it only unlogged
-        // steps, and dn2's finalization is a logged step the logs do not show.
+        // Before the first witness anything may be inferred (the logs start mid-flight), but no inferred step
+        // may break an invariant: the only prefixes that let scm3 fence a finalized dn1 pass through a stale
+        // VERSION file, so the export stops at the first fence rather than guess the bug happened out of view.
         let err: Stuck = build_either::<ScmFinalization>(&w).unwrap_err();
-        assert_eq!(err.witness, 1);
-        assert_eq!(at(&tl, err.event), "scm-scm3.log:36");
-        assert_eq!(err.action, "FenceDatanode(scm3, dn2)");
+        assert_eq!(err.witness, 0);
+        assert_eq!(at(&tl, err.event), "scm-scm3.log:35");
+        assert_eq!(err.action, "FenceDatanode(scm3, dn1)");
     }
 
     /// TLC on a fresh export: (stdout, exit status).
