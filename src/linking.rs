@@ -290,14 +290,17 @@ pub enum ExportFormat {
 #[error("the logs show {action}, which the {model} spec does not allow after the steps before it")]
 #[diagnostic(
     code(ozone_conform::export::not_a_behaviour),
-    help("{searched} states were searched for unlogged steps that would enable it; the steps witnessed before it are listed with --verbose")
+    help("this is witnessed step {ordinal} of {total}; {searched} states were searched for steps no log line shows (the model's hidden actions: {hidden}) that would enable it without breaking an invariant, and none was found; if these are not all of the cluster's logs, add the others")
 )]
 struct NotABehaviour {
     action: String,
     model: String,
+    ordinal: usize,
+    total: usize,
+    hidden: String,
     searched: usize,
     #[source_code]
-    src: NamedSource<String>,
+    src: crate::report::LineSource,
     #[label("witnesses {action}")]
     span: SourceSpan,
 }
@@ -338,6 +341,12 @@ fn export_with<M: Mirror>(
     to: ExportFormat,
     out_path: Option<&Path>,
 ) -> Result<i32, Report> {
+    if to == ExportFormat::Tla && out_path.is_none() {
+        return Err(miette!(
+            code = "ozone_conform::usage",
+            "--to tla writes three files (the trace module, its TLC config and the spec): give a directory with -o"
+        ));
+    }
     let witnessed = crate::spec::witness::witnesses(M::MODEL, timeline);
     if witnessed.witnesses.is_empty() {
         return Err(miette!(
@@ -349,35 +358,42 @@ fn export_with<M: Mirror>(
     let (patched, constants, behaviour) = match export::build_either::<M>(&witnessed) {
         Ok(b) => b,
         Err(stuck) => {
-            let e = &timeline.events[stuck.event];
-            let path = timeline
-                .inputs
-                .get(e.span.input as usize)
-                .map_or("?".to_string(), |s| s.path.clone());
-            let line = crate::cli::sanitize(&e.excerpt);
+            let src = crate::report::line_source(timeline, stuck.event);
             return Err(Report::new(NotABehaviour {
                 action: stuck.action,
                 model: M::MODEL.into(),
+                ordinal: stuck.witness + 1,
+                total: witnessed.witnesses.len(),
+                hidden: witnessed.hidden.join(", "),
                 searched: stuck.searched,
-                span: SourceSpan::from(0..line.len()),
-                src: NamedSource::new(format!("{path}:{}", e.span.line), line),
+                span: src.label_span(),
+                src,
             }));
         }
     };
     let mirror = M::new(&constants).map_err(|e| miette!("{e}"))?;
     let mut trace = export::to_trace(&mirror, &behaviour, |i| describe_event(timeline, i));
     trace.notes.splice(0..0, witnessed.notes.iter().cloned());
-    let inferred = behaviour.steps.iter().filter(|s| s.event.is_none()).count();
+    // The trace stops where the mirror first sees a violation, as TLC's traces do.
+    let exported = &behaviour.steps[..trace.states.len() - 1];
+    let inferred = exported.iter().filter(|s| s.event.is_none()).count();
     eprintln!(
         "exported {} states of {} ({} steps witnessed by log lines, {inferred} inferred), {} = {}",
         trace.states.len(),
         M::MODULE,
-        behaviour.steps.len() - inferred,
+        exported.len() - inferred,
         M::PATCH_CONSTANT,
         if patched { "TRUE" } else { "FALSE" }
     );
     if let Some((inv, k)) = behaviour.violated {
-        eprintln!("the mirror finds {inv} violated at state {}", k + 1);
+        let after = behaviour.steps[k..]
+            .iter()
+            .filter(|s| s.event.is_some())
+            .count();
+        eprintln!(
+            "the mirror finds {inv} violated at state {}; the trace stops there ({after} witnessed step(s) after it left out)",
+            k + 1
+        );
     }
     match to {
         ExportFormat::Itf => {
@@ -393,12 +409,9 @@ fn export_with<M: Mirror>(
             write_output(out_path, &text)?;
         }
         ExportFormat::Tla => {
-            let dir: PathBuf = out_path.map(Path::to_path_buf).ok_or_else(|| {
-                miette!(
-                    code = "ozone_conform::usage",
-                    "--to tla writes three files (the trace module, its TLC config and the spec): give a directory with -o"
-                )
-            })?;
+            let dir: PathBuf = out_path
+                .map(Path::to_path_buf)
+                .expect("checked before building the behaviour");
             std::fs::create_dir_all(&dir)
                 .map_err(|e| miette!("cannot create {}: {e}", dir.display()))?;
             let name = export::trace_module_name(M::MODULE);

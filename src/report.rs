@@ -47,7 +47,7 @@ pub fn spec_line(path: &str, name: &str) -> Option<usize> {
 
 /// One record's first line as a miette source, numbered as in its input.
 #[derive(Debug)]
-struct LineSource {
+pub struct LineSource {
     name: String,
     text: String,
     /// 0-based line number of `text` in the input.
@@ -57,7 +57,8 @@ struct LineSource {
 }
 
 impl LineSource {
-    fn label_span(&self) -> SourceSpan {
+    /// The message part of the line, which labels underline.
+    pub fn label_span(&self) -> SourceSpan {
         SourceSpan::new(self.message.0.into(), self.message.1)
     }
 }
@@ -148,7 +149,8 @@ impl Diagnostic for ViolationDiagnostic {
     }
 }
 
-fn line_source(timeline: &Timeline, index: usize) -> LineSource {
+/// The first line of event `index`'s record as a miette source, numbered as in its input.
+pub fn line_source(timeline: &Timeline, index: usize) -> LineSource {
     let e = &timeline.events[index];
     let path = &timeline.inputs[e.span.input as usize].path;
     // Sanitizing may lengthen the header; measure the message offset on the sanitized text.

@@ -214,3 +214,153 @@ proptest! {
         with_mirror!(spec.model, M => export_parse_replay::<M>(config, &choices)?, _ => unreachable!());
     }
 }
+
+fn scenario_logs(model: &str, case: &str) -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/scenarios")
+        .join(model)
+        .join(case);
+    let mut logs: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    logs.sort();
+    logs
+}
+
+/// The export of each scenario's logs replays through `trace` with the verdict `check` gives, and TLC's
+/// committed verdict on the same export (`traces/<model>/tlc/export-*.out`, made by `traces/export-fixtures.sh`)
+/// agrees: no error for healthy logs, the same invariant at the same state for violating ones.
+#[test]
+fn exports_of_the_scenarios_replay_and_agree_with_tlcs_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    for spec in SHIPPED {
+        for (case, exit) in [("healthy", 0), ("violating", 1)] {
+            let itf = dir.path().join(format!("{}-{case}.itf.json", spec.model));
+            let mut args = vec!["export".to_string()];
+            args.extend(scenario_logs(spec.model, case));
+            args.extend(["--model", spec.model, "--to", "itf", "-o"].map(String::from));
+            args.push(itf.to_string_lossy().into_owned());
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (code, _, err) = stdout_of(&args);
+            assert_eq!(code, exit, "{} {case}: {err}", spec.model);
+            let (code, out, err) = stdout_of(&["trace", itf.to_str().unwrap()]);
+            assert_eq!(code, exit, "{} {case}: {out}{err}", spec.model);
+            let tlc = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(spec.dir)
+                .join(format!("tlc/export-{case}.out"));
+            let tlc_text = std::fs::read_to_string(&tlc).unwrap();
+            if case == "healthy" {
+                assert!(out.contains("no invariant violated in either"), "{out}");
+                assert!(tlc_text.contains("Model checking completed. No error has been found."));
+            } else {
+                let tlc_trace = &ozone_conform::tla::trace::read_trace_file(&tlc)
+                    .unwrap()
+                    .traces[0];
+                let inv = tlc_trace.violation.as_ref().unwrap().name.clone().unwrap();
+                let want = format!("{inv} violated at state {} in both", tlc_trace.states.len());
+                assert!(
+                    out.trim().ends_with(&want),
+                    "{}: {out} vs TLC's {want}",
+                    spec.model
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn export_to_tla_writes_the_trace_module_its_config_and_the_spec() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tv");
+    let mut args = vec!["export".to_string()];
+    args.extend(scenario_logs("scm-secret-keys", "healthy"));
+    args.extend(["--model", "scm-secret-keys", "--to", "tla", "-o"].map(String::from));
+    args.push(out.to_string_lossy().into_owned());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, _, err) = stdout_of(&args);
+    assert_eq!(code, 0, "{err}");
+    let module = std::fs::read_to_string(out.join("ScmSecretKeysTrace.tla")).unwrap();
+    assert!(module.starts_with("---- MODULE ScmSecretKeysTrace ----"));
+    assert!(module.contains("EXTENDS ScmSecretKeys,"));
+    assert!(module.contains("TraceSpec == TraceInit /\\ [][TraceNext]_<<vars, l>>"));
+    let cfg = std::fs::read_to_string(out.join("ScmSecretKeysTrace.cfg")).unwrap();
+    assert!(cfg.contains("INIT TraceInit") && cfg.contains("KeyFileCoversDb"));
+    assert!(cfg.contains("Nodes = {scm1, scm2, scm3}"), "{cfg}");
+    let spec = std::fs::read_to_string(out.join("ScmSecretKeys.tla")).unwrap();
+    assert_eq!(spec, SHIPPED[0].tla);
+    // Without a directory there is nowhere to put three files.
+    let (code, _, err) = stdout_of(&[
+        "export",
+        &scenario_logs("scm-secret-keys", "healthy")[0],
+        "--model",
+        "scm-secret-keys",
+        "--to",
+        "tla",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--to tla writes three files"), "{err}");
+}
+
+#[test]
+fn convert_writes_itf_that_trace_reads_back_to_the_same_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let src =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/scm-finalization/tlc/bug.tool.out");
+    let itf = dir.path().join("bug.itf.json");
+    let (code, _, err) = stdout_of(&[
+        "convert",
+        src.to_str().unwrap(),
+        "--to",
+        "itf",
+        "-o",
+        itf.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&itf).unwrap()).unwrap();
+    assert_eq!(json["#meta"]["format"], "ITF");
+    assert_eq!(json["states"].as_array().unwrap().len(), 9);
+    let (code, out, _) = stdout_of(&["trace", itf.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        out.trim(),
+        "conforms: 9 states (scm-finalization, ScmFinalization.cfg); VersionFileCoversDb violated at state 9 in both"
+    );
+}
+
+/// Every trace in the shared corpus converts from the command line (skipped when the corpus is absent).
+#[test]
+fn every_corpus_trace_converts_to_itf_from_the_command_line() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/tlc");
+    let Ok(entries) = std::fs::read_dir(&corpus) else {
+        eprintln!("skipped: {} is absent", corpus.display());
+        return;
+    };
+    let mut n = 0;
+    for e in entries {
+        let p = e.unwrap().path();
+        if p.file_name().is_some_and(|f| f == "SOURCES.md") {
+            continue;
+        }
+        let (code, out, err) = stdout_of(&["convert", p.to_str().unwrap(), "--to", "itf"]);
+        assert_eq!(code, 0, "{}: {err}", p.display());
+        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let traces = if json.is_array() {
+            json.as_array().unwrap().clone()
+        } else {
+            vec![json]
+        };
+        assert!(
+            traces
+                .iter()
+                .all(|t| !t["states"].as_array().unwrap().is_empty()),
+            "{}",
+            p.display()
+        );
+        n += 1;
+    }
+    assert!(n >= 16, "{n} corpus traces");
+}

@@ -3,38 +3,38 @@
 \* Run: java -cp tla2tools.jar tlc2.TLC -config ScmFinalizationTrace.cfg ScmFinalizationTrace.tla
 EXTENDS ScmFinalization, Naturals, Sequences, TLC
 
+CONSTANTS dn1, dn2, dn3, scm1, scm2, scm3
+
 \* How each state was reached:
 \*   model values: SCM and datanode names from the logs with every character outside [A-Za-z0-9] as `_`; datanodes by host name (Scms = {scm1, scm2, scm3}, Datanodes = {dn1, dn2, dn3})
 \*   a node's first start in view is part of Init (every SCM is up there); a later start is Restart, witnessed by its `Initializing version manager ...` line, with a Crash inferred when no SHUTDOWN_MSG ended the previous run
 \*   not witnessed at default levels, so inserted where needed: Propose and ApplyEntry of "tx" entries (DEBUG applyTransaction), Crash (inferred), PurgeLog (`Current Snapshot Index ...`/`Took a snapshot at index ...` are INFO, but the grammar has no rule for them)
 \*   lines read but not witnesses (another line of the same step witnesses it, or a datanode-side line): CheckpointInstallStarted, DatanodeFinalizeCommandReceived, DatanodeFinalizeStarted, DatanodeReregisterRequested, RaftLeaderReady, RaftSnapshotInstallNotified, SnapshotInstallNotified, SnapshotVersionHigher, VersionFinalized
-\*   state 2: BecomeLeader(scm1), witnessed by ozone-hadoop-scm-scm1.log:38 (ScmBecameLeader)
-\*   state 3: Register(scm1, dn1), witnessed by ozone-hadoop-scm-scm1.log:42 (DatanodeRegistered)
-\*   state 4: Register(scm1, dn2), witnessed by ozone-hadoop-scm-scm1.log:44 (DatanodeRegistered)
-\*   state 5: Register(scm1, dn3), witnessed by ozone-hadoop-scm-scm1.log:46 (DatanodeRegistered)
-\*   state 6: Register(scm2, dn1), witnessed by ozone-hadoop-scm-scm2.log:35 (DatanodeRegistered)
-\*   state 7: Register(scm2, dn2), witnessed by ozone-hadoop-scm-scm2.log:37 (DatanodeRegistered)
-\*   state 8: Register(scm2, dn3), witnessed by ozone-hadoop-scm-scm2.log:39 (DatanodeRegistered)
-\*   state 9: Finalize, witnessed by ozone-hadoop-scm-scm1.log:55 (FinalizeForced)
-\*   state 10: ApplyEntry(scm1), witnessed by ozone-hadoop-scm-scm1.log:66 (VersionFinalized)
-\*   state 11: ApplyEntry(scm2), witnessed by ozone-hadoop-scm-scm2.log:52 (VersionFinalized)
-\*   state 12: FinalizeDatanode(dn1), witnessed by ozone-hadoop-scm-scm1.log:67 (DatanodeFinalizeSent)
-\*   state 13: FinalizeDatanode(dn2), witnessed by ozone-hadoop-scm-scm1.log:68 (DatanodeFinalizeSent)
-\*   state 14: FinalizeDatanode(dn3), witnessed by ozone-hadoop-scm-scm1.log:69 (DatanodeFinalizeSent)
+\*   state 2: BecomeLeader(scm1), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm1.log:38 (ScmBecameLeader)
+\*   state 3: Register(scm1, dn1), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm1.log:42 (DatanodeRegistered)
+\*   state 4: Register(scm1, dn2), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm1.log:44 (DatanodeRegistered)
+\*   state 5: Register(scm1, dn3), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm1.log:46 (DatanodeRegistered)
+\*   state 6: Register(scm2, dn1), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm2.log:35 (DatanodeRegistered)
+\*   state 7: Register(scm2, dn2), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm2.log:37 (DatanodeRegistered)
+\*   state 8: Register(scm2, dn3), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm2.log:39 (DatanodeRegistered)
+\*   state 9: Finalize, witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm1.log:55 (FinalizeForced)
+\*   state 10: ApplyEntry(scm1), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm1.log:66 (VersionFinalized)
+\*   state 11: ApplyEntry(scm2), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm2.log:52 (VersionFinalized)
+\*   state 12: FinalizeDatanode(dn1), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm1.log:67 (DatanodeFinalizeSent)
+\*   state 13: FinalizeDatanode(dn2), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm1.log:68 (DatanodeFinalizeSent)
+\*   state 14: FinalizeDatanode(dn3), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm1.log:69 (DatanodeFinalizeSent)
 \*   state 15: PurgeLog, inferred (no log line shows it)
-\*   state 16: NotifyInstall(scm3), witnessed by ozone-hadoop-scm-scm3.log:38 (CheckpointDownloaded)
-\*   state 17: ReplaceDb(scm3), witnessed by ozone-hadoop-scm-scm3.log:45 (CheckpointInstalled)
-\*   state 18: FinalizeFromSnapshot(scm3), witnessed by ozone-hadoop-scm-scm3.log:59 (ScmStateReloaded)
-\*   state 19: Register(scm3, dn1), witnessed by ozone-hadoop-scm-scm3.log:65 (DatanodeRegistered)
-\*   state 20: Register(scm3, dn2), witnessed by ozone-hadoop-scm-scm3.log:67 (DatanodeRegistered)
-\*   state 21: Register(scm3, dn3), witnessed by ozone-hadoop-scm-scm3.log:69 (DatanodeRegistered)
-\*   state 22: Stop(scm3), witnessed by ozone-hadoop-scm-scm3.log:95 (ProcessShutdown)
-\*   state 23: Restart(scm3), witnessed by ozone-hadoop-scm-scm3.log:112 (VersionManagerInitialized)
-\*   state 24: Register(scm3, dn1), witnessed by ozone-hadoop-scm-scm3.log:136 (DatanodeRegistered)
-\*   state 25: Register(scm3, dn2), witnessed by ozone-hadoop-scm-scm3.log:138 (DatanodeRegistered)
-\*   state 26: Register(scm3, dn3), witnessed by ozone-hadoop-scm-scm3.log:140 (DatanodeRegistered)
-
-CONSTANTS dn1, dn2, dn3, scm1, scm2, scm3
+\*   state 16: NotifyInstall(scm3), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm3.log:38 (CheckpointDownloaded)
+\*   state 17: ReplaceDb(scm3), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm3.log:45 (CheckpointInstalled)
+\*   state 18: FinalizeFromSnapshot(scm3), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm3.log:59 (ScmStateReloaded)
+\*   state 19: Register(scm3, dn1), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm3.log:65 (DatanodeRegistered)
+\*   state 20: Register(scm3, dn2), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm3.log:67 (DatanodeRegistered)
+\*   state 21: Register(scm3, dn3), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm3.log:69 (DatanodeRegistered)
+\*   state 22: Stop(scm3), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm3.log:95 (ProcessShutdown)
+\*   state 23: Restart(scm3), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm3.log:112 (VersionManagerInitialized)
+\*   state 24: Register(scm3, dn1), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm3.log:136 (DatanodeRegistered)
+\*   state 25: Register(scm3, dn2), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm3.log:138 (DatanodeRegistered)
+\*   state 26: Register(scm3, dn3), witnessed by tests/fixtures/scenarios/scm-finalization/healthy/ozone-hadoop-scm-scm3.log:140 (DatanodeRegistered)
 
 VARIABLE l  \* the trace position TLC has matched so far
 

@@ -3,34 +3,32 @@
 \* Run: java -cp tla2tools.jar tlc2.TLC -config ScmFinalizationTrace.cfg ScmFinalizationTrace.tla
 EXTENDS ScmFinalization, Naturals, Sequences, TLC
 
+CONSTANTS dn1, dn2, dn3, scm1, scm2, scm3
+
 \* How each state was reached:
 \*   model values: SCM and datanode names from the logs with every character outside [A-Za-z0-9] as `_`; datanodes by host name (Scms = {scm1, scm2, scm3}, Datanodes = {dn1, dn2, dn3})
 \*   a node's first start in view is part of Init (every SCM is up there); a later start is Restart, witnessed by its `Initializing version manager ...` line, with a Crash inferred when no SHUTDOWN_MSG ended the previous run
 \*   not witnessed at default levels, so inserted where needed: Propose and ApplyEntry of "tx" entries (DEBUG applyTransaction), Crash (inferred), PurgeLog (`Current Snapshot Index ...`/`Took a snapshot at index ...` are INFO, but the grammar has no rule for them)
 \*   lines read but not witnesses (another line of the same step witnesses it, or a datanode-side line): CheckpointInstallStarted, DatanodeFinalizeCommandReceived, DatanodeFinalizeStarted, DatanodeRegistrationRejected, DatanodeShutdownOnError, RaftLeaderReady, RaftSnapshotInstallNotified, SnapshotInstallNotified, SnapshotVersionHigher, VersionFinalized
-\*   state 2: BecomeLeader(scm1), witnessed by ozone-hadoop-scm-scm1.log:38 (ScmBecameLeader)
-\*   state 3: Register(scm1, dn1), witnessed by ozone-hadoop-scm-scm1.log:42 (DatanodeRegistered)
-\*   state 4: Register(scm1, dn2), witnessed by ozone-hadoop-scm-scm1.log:44 (DatanodeRegistered)
-\*   state 5: Register(scm1, dn3), witnessed by ozone-hadoop-scm-scm1.log:46 (DatanodeRegistered)
-\*   state 6: Register(scm2, dn1), witnessed by ozone-hadoop-scm-scm2.log:35 (DatanodeRegistered)
-\*   state 7: Register(scm2, dn2), witnessed by ozone-hadoop-scm-scm2.log:37 (DatanodeRegistered)
-\*   state 8: Register(scm2, dn3), witnessed by ozone-hadoop-scm-scm2.log:39 (DatanodeRegistered)
-\*   state 9: Finalize, witnessed by ozone-hadoop-scm-scm1.log:55 (FinalizeForced)
-\*   state 10: ApplyEntry(scm1), witnessed by ozone-hadoop-scm-scm1.log:66 (VersionFinalized)
-\*   state 11: ApplyEntry(scm2), witnessed by ozone-hadoop-scm-scm2.log:52 (VersionFinalized)
-\*   state 12: FinalizeDatanode(dn1), witnessed by ozone-hadoop-scm-scm1.log:67 (DatanodeFinalizeSent)
-\*   state 13: FinalizeDatanode(dn2), witnessed by ozone-hadoop-scm-scm1.log:68 (DatanodeFinalizeSent)
-\*   state 14: FinalizeDatanode(dn3), witnessed by ozone-hadoop-scm-scm1.log:69 (DatanodeFinalizeSent)
+\*   state 2: BecomeLeader(scm1), witnessed by tests/fixtures/scenarios/scm-finalization/violating/ozone-hadoop-scm-scm1.log:38 (ScmBecameLeader)
+\*   state 3: Register(scm1, dn1), witnessed by tests/fixtures/scenarios/scm-finalization/violating/ozone-hadoop-scm-scm1.log:42 (DatanodeRegistered)
+\*   state 4: Register(scm1, dn2), witnessed by tests/fixtures/scenarios/scm-finalization/violating/ozone-hadoop-scm-scm1.log:44 (DatanodeRegistered)
+\*   state 5: Register(scm1, dn3), witnessed by tests/fixtures/scenarios/scm-finalization/violating/ozone-hadoop-scm-scm1.log:46 (DatanodeRegistered)
+\*   state 6: Register(scm2, dn1), witnessed by tests/fixtures/scenarios/scm-finalization/violating/ozone-hadoop-scm-scm2.log:35 (DatanodeRegistered)
+\*   state 7: Register(scm2, dn2), witnessed by tests/fixtures/scenarios/scm-finalization/violating/ozone-hadoop-scm-scm2.log:37 (DatanodeRegistered)
+\*   state 8: Register(scm2, dn3), witnessed by tests/fixtures/scenarios/scm-finalization/violating/ozone-hadoop-scm-scm2.log:39 (DatanodeRegistered)
+\*   state 9: Finalize, witnessed by tests/fixtures/scenarios/scm-finalization/violating/ozone-hadoop-scm-scm1.log:55 (FinalizeForced)
+\*   state 10: ApplyEntry(scm1), witnessed by tests/fixtures/scenarios/scm-finalization/violating/ozone-hadoop-scm-scm1.log:66 (VersionFinalized)
+\*   state 11: ApplyEntry(scm2), witnessed by tests/fixtures/scenarios/scm-finalization/violating/ozone-hadoop-scm-scm2.log:52 (VersionFinalized)
+\*   state 12: FinalizeDatanode(dn1), witnessed by tests/fixtures/scenarios/scm-finalization/violating/ozone-hadoop-scm-scm1.log:67 (DatanodeFinalizeSent)
+\*   state 13: FinalizeDatanode(dn2), witnessed by tests/fixtures/scenarios/scm-finalization/violating/ozone-hadoop-scm-scm1.log:68 (DatanodeFinalizeSent)
+\*   state 14: FinalizeDatanode(dn3), witnessed by tests/fixtures/scenarios/scm-finalization/violating/ozone-hadoop-scm-scm1.log:69 (DatanodeFinalizeSent)
 \*   state 15: PurgeLog, inferred (no log line shows it)
-\*   state 16: NotifyInstall(scm3), witnessed by ozone-hadoop-scm-scm3.log:38 (CheckpointDownloaded)
-\*   state 17: ReplaceDb(scm3), witnessed by ozone-hadoop-scm-scm3.log:45 (CheckpointInstalled)
-\*   state 18: Crash(scm3), witnessed by ozone-hadoop-scm-scm3.log:48 (ProcessStarted)
-\*   state 19: Restart(scm3), witnessed by ozone-hadoop-scm-scm3.log:61 (VersionManagerInitialized)
-\*   state 20: FenceDatanode(scm3, dn1), witnessed by ozone-hadoop-scm-scm3.log:82 (DatanodeFenced)
-\*   state 21: FenceDatanode(scm3, dn2), witnessed by ozone-hadoop-scm-scm3.log:83 (DatanodeFenced)
-\*   state 22: FenceDatanode(scm3, dn3), witnessed by ozone-hadoop-scm-scm3.log:84 (DatanodeFenced)
-
-CONSTANTS dn1, dn2, dn3, scm1, scm2, scm3
+\*   state 16: NotifyInstall(scm3), witnessed by tests/fixtures/scenarios/scm-finalization/violating/ozone-hadoop-scm-scm3.log:38 (CheckpointDownloaded)
+\*   state 17: ReplaceDb(scm3), witnessed by tests/fixtures/scenarios/scm-finalization/violating/ozone-hadoop-scm-scm3.log:45 (CheckpointInstalled)
+\*   state 18: Crash(scm3), witnessed by tests/fixtures/scenarios/scm-finalization/violating/ozone-hadoop-scm-scm3.log:48 (ProcessStarted)
+\*   state 19: Restart(scm3), witnessed by tests/fixtures/scenarios/scm-finalization/violating/ozone-hadoop-scm-scm3.log:61 (VersionManagerInitialized)
+\*   the logs witness 3 more step(s) after state 19, left out: the trace stops where VersionFileCoversDb is violated
 
 VARIABLE l  \* the trace position TLC has matched so far
 
@@ -53,10 +51,7 @@ Trace == <<
   [up |-> (scm1 :> TRUE @@ scm2 :> TRUE @@ scm3 :> TRUE), leader |-> scm1, dbIndex |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 0), dbVersion |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 0), versionFile |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 0), install |-> (scm1 :> "Idle" @@ scm2 :> "Idle" @@ scm3 :> "Downloaded"), ckptIndex |-> (scm1 :> 0 @@ scm2 :> 0 @@ scm3 :> 1), log |-> <<"finalize">>, purgedIndex |-> 1, registered |-> (scm1 :> {dn1, dn2, dn3} @@ scm2 :> {dn1, dn2, dn3} @@ scm3 :> {}), dnVersion |-> (dn1 :> 1 @@ dn2 :> 1 @@ dn3 :> 1), dnFenced |-> (dn1 :> FALSE @@ dn2 :> FALSE @@ dn3 :> FALSE)],
   [up |-> (scm1 :> TRUE @@ scm2 :> TRUE @@ scm3 :> TRUE), leader |-> scm1, dbIndex |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 1), dbVersion |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 1), versionFile |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 0), install |-> (scm1 :> "Idle" @@ scm2 :> "Idle" @@ scm3 :> "Swapped"), ckptIndex |-> (scm1 :> 0 @@ scm2 :> 0 @@ scm3 :> 1), log |-> <<"finalize">>, purgedIndex |-> 1, registered |-> (scm1 :> {dn1, dn2, dn3} @@ scm2 :> {dn1, dn2, dn3} @@ scm3 :> {}), dnVersion |-> (dn1 :> 1 @@ dn2 :> 1 @@ dn3 :> 1), dnFenced |-> (dn1 :> FALSE @@ dn2 :> FALSE @@ dn3 :> FALSE)],
   [up |-> (scm1 :> TRUE @@ scm2 :> TRUE @@ scm3 :> FALSE), leader |-> scm1, dbIndex |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 1), dbVersion |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 1), versionFile |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 0), install |-> (scm1 :> "Idle" @@ scm2 :> "Idle" @@ scm3 :> "Idle"), ckptIndex |-> (scm1 :> 0 @@ scm2 :> 0 @@ scm3 :> 0), log |-> <<"finalize">>, purgedIndex |-> 1, registered |-> (scm1 :> {dn1, dn2, dn3} @@ scm2 :> {dn1, dn2, dn3} @@ scm3 :> {}), dnVersion |-> (dn1 :> 1 @@ dn2 :> 1 @@ dn3 :> 1), dnFenced |-> (dn1 :> FALSE @@ dn2 :> FALSE @@ dn3 :> FALSE)],
-  [up |-> (scm1 :> TRUE @@ scm2 :> TRUE @@ scm3 :> TRUE), leader |-> scm1, dbIndex |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 1), dbVersion |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 1), versionFile |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 0), install |-> (scm1 :> "Idle" @@ scm2 :> "Idle" @@ scm3 :> "Idle"), ckptIndex |-> (scm1 :> 0 @@ scm2 :> 0 @@ scm3 :> 0), log |-> <<"finalize">>, purgedIndex |-> 1, registered |-> (scm1 :> {dn1, dn2, dn3} @@ scm2 :> {dn1, dn2, dn3} @@ scm3 :> {}), dnVersion |-> (dn1 :> 1 @@ dn2 :> 1 @@ dn3 :> 1), dnFenced |-> (dn1 :> FALSE @@ dn2 :> FALSE @@ dn3 :> FALSE)],
-  [up |-> (scm1 :> TRUE @@ scm2 :> TRUE @@ scm3 :> TRUE), leader |-> scm1, dbIndex |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 1), dbVersion |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 1), versionFile |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 0), install |-> (scm1 :> "Idle" @@ scm2 :> "Idle" @@ scm3 :> "Idle"), ckptIndex |-> (scm1 :> 0 @@ scm2 :> 0 @@ scm3 :> 0), log |-> <<"finalize">>, purgedIndex |-> 1, registered |-> (scm1 :> {dn2, dn3} @@ scm2 :> {dn2, dn3} @@ scm3 :> {}), dnVersion |-> (dn1 :> 1 @@ dn2 :> 1 @@ dn3 :> 1), dnFenced |-> (dn1 :> TRUE @@ dn2 :> FALSE @@ dn3 :> FALSE)],
-  [up |-> (scm1 :> TRUE @@ scm2 :> TRUE @@ scm3 :> TRUE), leader |-> scm1, dbIndex |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 1), dbVersion |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 1), versionFile |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 0), install |-> (scm1 :> "Idle" @@ scm2 :> "Idle" @@ scm3 :> "Idle"), ckptIndex |-> (scm1 :> 0 @@ scm2 :> 0 @@ scm3 :> 0), log |-> <<"finalize">>, purgedIndex |-> 1, registered |-> (scm1 :> {dn3} @@ scm2 :> {dn3} @@ scm3 :> {}), dnVersion |-> (dn1 :> 1 @@ dn2 :> 1 @@ dn3 :> 1), dnFenced |-> (dn1 :> TRUE @@ dn2 :> TRUE @@ dn3 :> FALSE)],
-  [up |-> (scm1 :> TRUE @@ scm2 :> TRUE @@ scm3 :> TRUE), leader |-> scm1, dbIndex |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 1), dbVersion |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 1), versionFile |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 0), install |-> (scm1 :> "Idle" @@ scm2 :> "Idle" @@ scm3 :> "Idle"), ckptIndex |-> (scm1 :> 0 @@ scm2 :> 0 @@ scm3 :> 0), log |-> <<"finalize">>, purgedIndex |-> 1, registered |-> (scm1 :> {} @@ scm2 :> {} @@ scm3 :> {}), dnVersion |-> (dn1 :> 1 @@ dn2 :> 1 @@ dn3 :> 1), dnFenced |-> (dn1 :> TRUE @@ dn2 :> TRUE @@ dn3 :> TRUE)]
+  [up |-> (scm1 :> TRUE @@ scm2 :> TRUE @@ scm3 :> TRUE), leader |-> scm1, dbIndex |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 1), dbVersion |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 1), versionFile |-> (scm1 :> 1 @@ scm2 :> 1 @@ scm3 :> 0), install |-> (scm1 :> "Idle" @@ scm2 :> "Idle" @@ scm3 :> "Idle"), ckptIndex |-> (scm1 :> 0 @@ scm2 :> 0 @@ scm3 :> 0), log |-> <<"finalize">>, purgedIndex |-> 1, registered |-> (scm1 :> {dn1, dn2, dn3} @@ scm2 :> {dn1, dn2, dn3} @@ scm3 :> {}), dnVersion |-> (dn1 :> 1 @@ dn2 :> 1 @@ dn3 :> 1), dnFenced |-> (dn1 :> FALSE @@ dn2 :> FALSE @@ dn3 :> FALSE)]
 >>
 
 IsState(i) == up = Trace[i].up /\ leader = Trace[i].leader /\ dbIndex = Trace[i].dbIndex /\ dbVersion = Trace[i].dbVersion /\ versionFile = Trace[i].versionFile /\ install = Trace[i].install /\ ckptIndex = Trace[i].ckptIndex /\ log = Trace[i].log /\ purgedIndex = Trace[i].purgedIndex /\ registered = Trace[i].registered /\ dnVersion = Trace[i].dnVersion /\ dnFenced = Trace[i].dnFenced
