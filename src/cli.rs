@@ -38,30 +38,7 @@ pub enum Command {
         format: StatsFormat,
     },
     /// Check the logs against the models; report the first violation of each, with its causal chain.
-    Check {
-        #[command(flatten)]
-        inputs: InputArgs,
-        /// Output format; `auto` is `full` when stderr is a terminal, `concise` otherwise.
-        #[arg(long, value_enum, default_value_t = CheckFormat::Auto)]
-        format: CheckFormat,
-        /// Check every input file as its own independent run (CI: one surefire `*-output.txt` per test class,
-        /// each its own mini cluster); rotated files of one log stay together.
-        #[arg(long)]
-        per_file: bool,
-        /// Report the first violation of every invariant of every instance, not only each model's first.
-        #[arg(long)]
-        all: bool,
-        /// Check only this model (repeatable): scm-secret-keys, scm-finalization, dn-finalize-block, recon-om-sync.
-        #[arg(long = "model", value_name = "NAME")]
-        models: Vec<String>,
-        /// Clock skew tolerated between nodes, in milliseconds.
-        #[arg(long, value_name = "MS", default_value_t = crate::timeline::DEFAULT_MAX_SKEW_MS as u64)]
-        max_skew: u64,
-        /// The logs' offset from UTC, e.g. `+02:00` or `-05:00` (log4j prints local time; secret key expiry
-        /// is in UTC). Without it, keys that expire within 14 hours of a line are not judged.
-        #[arg(long, value_name = "±HH:MM", value_parser = parse_utc_offset, allow_hyphen_values = true)]
-        log_utc_offset: Option<i64>,
-    },
+    Check(CheckArgs),
     /// Replay a TLA+ trace (TLC output, TLC -simulate dump, -dumpTrace json, ITF) through the Rust mirror of
     /// its spec, state by state, and say whether they agree.
     Trace {
@@ -134,6 +111,37 @@ pub enum ConvertFormat {
 pub enum StatsFormat {
     Text,
     Json,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub inputs: InputArgs,
+    /// Output format; `auto` is `full` when stderr is a terminal, `concise` otherwise.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Auto)]
+    pub format: CheckFormat,
+    /// Check every input file as its own independent run (CI: one surefire `*-output.txt` per test class,
+    /// each its own mini cluster); rotated files of one log stay together.
+    #[arg(long)]
+    pub per_file: bool,
+    /// Report the first violation of every invariant of every instance, not only each model's first.
+    #[arg(long)]
+    pub all: bool,
+    /// Check only this model (repeatable): scm-secret-keys, scm-finalization, dn-finalize-block, recon-om-sync.
+    #[arg(long = "model", value_name = "NAME")]
+    pub models: Vec<String>,
+    /// Clock skew tolerated between nodes, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = crate::timeline::DEFAULT_MAX_SKEW_MS as u64)]
+    pub max_skew: u64,
+    /// The logs' offset from UTC, e.g. `+02:00` or `-05:00` (log4j prints local time; secret key expiry
+    /// is in UTC). Without it, keys that expire within 14 hours of a line are not judged.
+    #[arg(long, value_name = "±HH:MM", value_parser = parse_utc_offset, allow_hyphen_values = true)]
+    pub log_utc_offset: Option<i64>,
+    /// Follow the files as they grow (like `tail -F`, across rotation by rename or copytruncate) and report
+    /// violations as they happen; runs until interrupted. Needs a line format (full, concise, json-lines,
+    /// github). `-` (stdin) is always read this way.
+    #[arg(long, short = 'f')]
+    pub follow: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -258,23 +266,7 @@ pub fn run(cli: Cli) -> Result<i32, Report> {
             let code = crate::linking::cmd_export(&timeline, &model, to, out.as_deref())?;
             Ok(if had_errors { EXIT_ERROR } else { code })
         }
-        Command::Check {
-            inputs,
-            format,
-            all,
-            models,
-            max_skew,
-            log_utc_offset,
-            per_file,
-        } => cmd_check(
-            &inputs,
-            format,
-            all,
-            per_file,
-            &models,
-            max_skew,
-            log_utc_offset,
-        ),
+        Command::Check(args) => cmd_check(&args),
     }
 }
 
@@ -580,15 +572,19 @@ fn check_runs(sources: Vec<Source>, per_file: bool) -> Vec<(Option<String>, Vec<
     runs
 }
 
-fn cmd_check(
-    args: &InputArgs,
-    format: CheckFormat,
-    all: bool,
-    per_file: bool,
-    models: &[String],
-    max_skew: u64,
-    log_utc_offset: Option<i64>,
-) -> Result<i32, Report> {
+fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
+    let CheckArgs {
+        inputs: args,
+        format,
+        all,
+        per_file,
+        models,
+        max_skew,
+        log_utc_offset,
+        follow,
+    } = check;
+    let (format, all, per_file, max_skew, log_utc_offset) =
+        (*format, *all, *per_file, *max_skew, *log_utc_offset);
     use crate::model::Verdict;
     use std::io::IsTerminal;
     crate::check::select(models).map_err(|e| miette!(code = "ozone_conform::usage", "{e}"))?;
@@ -596,6 +592,44 @@ fn cmd_check(
         .map_err(|_| miette!(code = "ozone_conform::usage", "--max-skew is too large"))?;
     let mut p = prepare(args)?;
     let format = format.resolve(io::stderr().is_terminal());
+    if *follow {
+        if per_file {
+            return Err(miette!(
+                code = "ozone_conform::usage",
+                "--follow checks one live cluster; it does not go with --per-file"
+            ));
+        }
+        p.sources = p
+            .sources
+            .into_iter()
+            .map(|s| match s {
+                Source::File(path) => Source::Follow(path),
+                s => s,
+            })
+            .collect();
+    }
+    let live = p.sources.iter().any(input::is_live) && !per_file;
+    if live {
+        let options = render_options(all, per_file);
+        let renderer = crate::render::renderer(format, options);
+        if renderer.streams() {
+            return check_live(
+                &p,
+                renderer,
+                models,
+                all,
+                max_skew,
+                log_utc_offset,
+                args.verbose,
+            );
+        }
+        if *follow {
+            return Err(miette!(
+                code = "ozone_conform::usage",
+                "--follow reports violations as they happen: use a line format (full, concise, json-lines, github), not a document"
+            ));
+        }
+    }
     let progress =
         crate::progress::wanted(format, args.verbose).then(|| crate::progress::start(&p.sources));
     p.options.progress = progress.clone();
@@ -605,16 +639,7 @@ fn cmd_check(
             print_unparsed(path, u);
         }
     };
-    let options = crate::render::Options {
-        all,
-        color: io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
-        width: std::env::var("COLUMNS")
-            .ok()
-            .and_then(|c| c.parse().ok())
-            .unwrap_or(100),
-        per_file,
-    };
-    let mut renderer = crate::render::renderer(format, options);
+    let mut renderer = crate::render::renderer(format, render_options(all, per_file));
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     renderer.begin(&mut out).map_err(out_err)?;
@@ -655,6 +680,88 @@ fn cmd_check(
     }
     renderer.end(&mut out).map_err(out_err)?;
     out.flush().map_err(out_err)?;
+    Ok(if had_errors {
+        EXIT_ERROR
+    } else if violated {
+        EXIT_VIOLATION
+    } else {
+        EXIT_OK
+    })
+}
+
+fn render_options(all: bool, per_file: bool) -> crate::render::Options {
+    use std::io::IsTerminal;
+    crate::render::Options {
+        all,
+        color: io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        width: std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(100),
+        per_file,
+    }
+}
+
+/// `check` on live inputs (a pipe on stdin, `--follow`): each violation is written and flushed as soon as it
+/// is found; the verdicts follow when every input has ended.
+fn check_live(
+    p: &Prepared,
+    mut renderer: Box<dyn crate::render::Renderer>,
+    models: &[String],
+    all: bool,
+    max_skew: i64,
+    log_utc_offset: Option<i64>,
+    verbose: bool,
+) -> Result<i32, Report> {
+    use crate::model::Verdict;
+    let on_unparsed = move |path: &str, u: &UnparsedLine| {
+        if verbose {
+            print_unparsed(path, u);
+        }
+    };
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    renderer.begin(&mut out).map_err(out_err)?;
+    let mut write_error = None;
+    let mut firsts = std::collections::HashSet::new();
+    let (timeline, reports) = crate::live::check_live(
+        &p.sources,
+        &p.grammar,
+        &p.options,
+        models,
+        all,
+        max_skew,
+        log_utc_offset,
+        &on_unparsed,
+        &mut |timeline, report, v| {
+            if write_error.is_some() {
+                return;
+            }
+            let first = firsts.insert(report.model);
+            if let Err(e) = renderer
+                .stream_violation(&mut out, timeline, report, v, first)
+                .and_then(|_| out.flush())
+            {
+                write_error = Some(e);
+            }
+        },
+    );
+    if let Some(e) = write_error {
+        return Err(out_err(e));
+    }
+    let mut had_errors = false;
+    for s in &timeline.inputs {
+        had_errors |= report_input_errors(s);
+    }
+    let run = crate::render::Run {
+        name: None,
+        timeline: &timeline,
+        reports: &reports,
+    };
+    renderer.stream_verdicts(&mut out, &run).map_err(out_err)?;
+    renderer.end(&mut out).map_err(out_err)?;
+    out.flush().map_err(out_err)?;
+    let violated = reports.iter().any(|r| r.verdict == Verdict::Violated);
     Ok(if had_errors {
         EXIT_ERROR
     } else if violated {

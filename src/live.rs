@@ -53,6 +53,7 @@ pub fn check_live(
     models: &[String],
     all: bool,
     max_skew_ms: i64,
+    utc_offset_ms: Option<i64>,
     on_unparsed: &(dyn Fn(&str, &UnparsedLine) + Sync),
     on_violation: &mut dyn FnMut(&Timeline, &ModelReport, &Violation),
 ) -> (Timeline, Vec<ModelReport>) {
@@ -97,7 +98,9 @@ pub fn check_live(
             .map(|s| s.layout.as_deref() == Some("test"))
             .collect();
         debug_assert!(!at_end || a.stats.iter().all(Option::is_some));
-        from_events(inputs, a.per_input.clone(), test_output, max_skew_ms)
+        let mut timeline = from_events(inputs, a.per_input.clone(), test_output, max_skew_ms);
+        timeline.utc_offset_ms = utc_offset_ms;
+        timeline
     };
     std::thread::scope(|scope| {
         for (i, source) in sources.iter().enumerate() {

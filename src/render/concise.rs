@@ -44,6 +44,28 @@ pub fn verdict_line(scope: Option<&str>, report: &ModelReport) -> String {
 }
 
 impl Renderer for Concise {
+    fn streams(&self) -> bool {
+        true
+    }
+
+    fn stream_violation(
+        &mut self,
+        out: &mut dyn Write,
+        timeline: &Timeline,
+        _report: &ModelReport,
+        v: &Violation,
+        _first: bool,
+    ) -> io::Result<()> {
+        writeln!(out, "{}", violation_line(timeline, v))
+    }
+
+    fn stream_verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
+        for r in run.reports {
+            writeln!(out, "{}", verdict_line(run.name, r))?;
+        }
+        Ok(())
+    }
+
     fn run(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
         for r in run.reports {
             for v in Run::shown(r, self.options.all) {

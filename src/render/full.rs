@@ -35,6 +35,29 @@ impl Full {
 }
 
 impl Renderer for Full {
+    fn streams(&self) -> bool {
+        true
+    }
+
+    fn stream_violation(
+        &mut self,
+        out: &mut dyn Write,
+        timeline: &Timeline,
+        report: &ModelReport,
+        v: &Violation,
+        _first: bool,
+    ) -> io::Result<()> {
+        self.violation(out, timeline, report, v)
+    }
+
+    fn stream_verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
+        write!(
+            out,
+            "{}",
+            crate::report::render_summary(run.timeline, run.reports, self.options.all)
+        )
+    }
+
     fn run(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
         if let Some(name) = run.name {
             writeln!(out, "==> {} <==", super::safe::sanitize(name))?;

@@ -118,6 +118,28 @@ pub fn annotation(timeline: &Timeline, v: &Violation) -> String {
 }
 
 impl Renderer for Github {
+    fn streams(&self) -> bool {
+        true
+    }
+
+    fn stream_violation(
+        &mut self,
+        out: &mut dyn Write,
+        timeline: &Timeline,
+        _report: &ModelReport,
+        v: &Violation,
+        _first: bool,
+    ) -> io::Result<()> {
+        self.violation(out, timeline, v)
+    }
+
+    fn stream_verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
+        for r in run.reports {
+            self.verdict(out, run.name, r)?;
+        }
+        Ok(())
+    }
+
     fn run(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
         for r in run.reports {
             for v in Run::shown(r, self.options.all) {

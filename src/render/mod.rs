@@ -100,6 +100,26 @@ pub trait Renderer {
     fn end(&mut self, _out: &mut dyn Write) -> io::Result<()> {
         Ok(())
     }
+    /// Can this format write violations one at a time, as a live check finds them? (The line formats can;
+    /// the document formats write whole documents.)
+    fn streams(&self) -> bool {
+        false
+    }
+    /// Live checks: one violation as soon as it is found; `first` says it is its model's first.
+    fn stream_violation(
+        &mut self,
+        _out: &mut dyn Write,
+        _timeline: &Timeline,
+        _report: &ModelReport,
+        _v: &Violation,
+        _first: bool,
+    ) -> io::Result<()> {
+        Ok(())
+    }
+    /// Live checks: the verdicts at the end, the violations having been streamed.
+    fn stream_verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
+        self.run(out, run)
+    }
 }
 
 /// The renderer of a (resolved) format.
