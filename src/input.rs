@@ -354,7 +354,9 @@ pub fn spawn_block_reader(
                         break;
                     }
                     Ok(n) => {
-                        if live && memchr::memchr(b'\n', &buf[buf.len() - n..]).is_some() {
+                        let drained = n < need.min(LIVE_READ);
+                        if live && drained && memchr::memchr(b'\n', &buf[buf.len() - n..]).is_some()
+                        {
                             break;
                         }
                     }
@@ -396,10 +398,15 @@ pub fn spawn_block_reader(
     (rx, permit_tx)
 }
 
-/// One `read` call of at most `limit` bytes appended to `buf` (retrying on EINTR).
+/// What one live read asks for: a pipe's whole buffer (64 KiB on Linux), without zeroing a whole block
+/// for every read. A read that fills it says more is waiting, so the block grows on; a shorter one says the
+/// writer is idle, so the lines so far go out.
+const LIVE_READ: usize = 64 * 1024;
+
+/// One `read` call of at most `limit` (and [`LIVE_READ`]) bytes appended to `buf` (retrying on EINTR).
 fn read_some(reader: &mut dyn Read, buf: &mut Vec<u8>, limit: usize) -> io::Result<usize> {
     let start = buf.len();
-    buf.resize(start + limit, 0);
+    buf.resize(start + limit.min(LIVE_READ), 0);
     loop {
         match reader.read(&mut buf[start..]) {
             Ok(n) => {
