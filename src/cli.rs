@@ -739,7 +739,7 @@ fn check_live(
             }
             let first = firsts.insert(report.model);
             if let Err(e) = renderer
-                .stream_violation(&mut out, timeline, report, v, first)
+                .violation(&mut out, None, timeline, report, v, first)
                 .and_then(|_| out.flush())
             {
                 write_error = Some(e);
@@ -758,7 +758,7 @@ fn check_live(
         timeline: &timeline,
         reports: &reports,
     };
-    renderer.stream_verdicts(&mut out, &run).map_err(out_err)?;
+    renderer.verdicts(&mut out, &run).map_err(out_err)?;
     renderer.end(&mut out).map_err(out_err)?;
     out.flush().map_err(out_err)?;
     let violated = reports.iter().any(|r| r.verdict == Verdict::Violated);

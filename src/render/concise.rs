@@ -44,13 +44,18 @@ pub fn verdict_line(scope: Option<&str>, report: &ModelReport) -> String {
 }
 
 impl Renderer for Concise {
+    fn all(&self) -> bool {
+        self.options.all
+    }
+
     fn streams(&self) -> bool {
         true
     }
 
-    fn stream_violation(
+    fn violation(
         &mut self,
         out: &mut dyn Write,
+        _run: Option<&str>,
         timeline: &Timeline,
         _report: &ModelReport,
         v: &Violation,
@@ -59,19 +64,7 @@ impl Renderer for Concise {
         writeln!(out, "{}", violation_line(timeline, v))
     }
 
-    fn stream_verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
-        for r in run.reports {
-            writeln!(out, "{}", verdict_line(run.name, r))?;
-        }
-        Ok(())
-    }
-
-    fn run(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
-        for r in run.reports {
-            for v in Run::shown(r, self.options.all) {
-                writeln!(out, "{}", violation_line(run.timeline, v))?;
-            }
-        }
+    fn verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
         for r in run.reports {
             writeln!(out, "{}", verdict_line(run.name, r))?;
         }

@@ -15,8 +15,8 @@ impl Full {
         Full { options }
     }
 
-    /// One violation, as a streaming caller would print it.
-    pub fn violation(
+    /// One violation's diagnostic.
+    fn write_violation(
         &self,
         out: &mut dyn Write,
         timeline: &Timeline,
@@ -35,46 +35,47 @@ impl Full {
 }
 
 impl Renderer for Full {
-    fn streams(&self) -> bool {
-        true
-    }
-
-    fn stream_violation(
-        &mut self,
-        out: &mut dyn Write,
-        timeline: &Timeline,
-        report: &ModelReport,
-        v: &Violation,
-        _first: bool,
-    ) -> io::Result<()> {
-        self.violation(out, timeline, report, v)
-    }
-
-    fn stream_verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
-        write!(
-            out,
-            "{}",
-            crate::report::render_summary(run.timeline, run.reports, self.options.all)
-        )
-    }
-
     fn run(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
         if let Some(name) = run.name {
             writeln!(out, "==> {} <==", super::safe::sanitize(name))?;
         }
         for r in run.reports {
             for v in Run::shown(r, self.options.all) {
-                self.violation(out, run.timeline, r, v)?;
+                self.write_violation(out, run.timeline, r, v)?;
             }
         }
-        write!(
-            out,
-            "{}",
-            crate::report::render_summary(run.timeline, run.reports, self.options.all)
-        )?;
+        self.verdicts(out, run)?;
         if run.name.is_some() {
             writeln!(out)?;
         }
         Ok(())
+    }
+
+    fn all(&self) -> bool {
+        self.options.all
+    }
+
+    fn streams(&self) -> bool {
+        true
+    }
+
+    fn violation(
+        &mut self,
+        out: &mut dyn Write,
+        _run: Option<&str>,
+        timeline: &Timeline,
+        report: &ModelReport,
+        v: &Violation,
+        _first: bool,
+    ) -> io::Result<()> {
+        self.write_violation(out, timeline, report, v)
+    }
+
+    fn verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
+        write!(
+            out,
+            "{}",
+            crate::report::render_summary(run.timeline, run.reports, self.options.all)
+        )
     }
 }

@@ -39,7 +39,7 @@ impl Github {
     }
 
     /// One violation: an annotation while fewer than [`MAX_ERRORS`] were written, else a plain line.
-    pub fn violation(
+    fn annotate(
         &mut self,
         out: &mut dyn Write,
         timeline: &Timeline,
@@ -118,34 +118,27 @@ pub fn annotation(timeline: &Timeline, v: &Violation) -> String {
 }
 
 impl Renderer for Github {
+    fn all(&self) -> bool {
+        self.options.all
+    }
+
     fn streams(&self) -> bool {
         true
     }
 
-    fn stream_violation(
+    fn violation(
         &mut self,
         out: &mut dyn Write,
+        _run: Option<&str>,
         timeline: &Timeline,
         _report: &ModelReport,
         v: &Violation,
         _first: bool,
     ) -> io::Result<()> {
-        self.violation(out, timeline, v)
+        self.annotate(out, timeline, v)
     }
 
-    fn stream_verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
-        for r in run.reports {
-            self.verdict(out, run.name, r)?;
-        }
-        Ok(())
-    }
-
-    fn run(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
-        for r in run.reports {
-            for v in Run::shown(r, self.options.all) {
-                self.violation(out, run.timeline, v)?;
-            }
-        }
+    fn verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
         for r in run.reports {
             self.verdict(out, run.name, r)?;
         }

@@ -20,6 +20,10 @@ impl Json {
 }
 
 impl Renderer for Json {
+    fn all(&self) -> bool {
+        self.options.all
+    }
+
     fn run(&mut self, _out: &mut dyn Write, run: &Run) -> io::Result<()> {
         let mut doc = crate::report::to_json(run.timeline, run.reports, self.options.all);
         if self.options.per_file {

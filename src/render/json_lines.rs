@@ -54,34 +54,27 @@ fn line(out: &mut dyn Write, v: &Value) -> io::Result<()> {
 }
 
 impl Renderer for JsonLines {
+    fn all(&self) -> bool {
+        self.options.all
+    }
+
     fn streams(&self) -> bool {
         true
     }
 
-    fn stream_violation(
+    fn violation(
         &mut self,
         out: &mut dyn Write,
+        run: Option<&str>,
         timeline: &Timeline,
         report: &ModelReport,
         v: &Violation,
         first: bool,
     ) -> io::Result<()> {
-        line(out, &violation(None, timeline, report, v, first))
+        line(out, &violation(run, timeline, report, v, first))
     }
 
-    fn stream_verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
-        for r in run.reports {
-            line(out, &verdict(run.name, r))?;
-        }
-        Ok(())
-    }
-
-    fn run(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
-        for r in run.reports {
-            for (k, v) in Run::shown(r, self.options.all).into_iter().enumerate() {
-                line(out, &violation(run.name, run.timeline, r, v, k == 0))?;
-            }
-        }
+    fn verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
         for r in run.reports {
             line(out, &verdict(run.name, r))?;
         }

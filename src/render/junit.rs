@@ -46,6 +46,10 @@ pub fn suite_name(run: Option<&str>) -> String {
 }
 
 impl Renderer for Junit {
+    fn all(&self) -> bool {
+        self.options.all
+    }
+
     fn run(&mut self, _out: &mut dyn Write, run: &Run) -> io::Result<()> {
         let suite = suite_name(run.name);
         let mut cases = String::new();

@@ -92,23 +92,37 @@ impl Run<'_> {
     }
 }
 
+/// A format. The line formats implement [`Renderer::violation`] and [`Renderer::verdicts`], which write as
+/// they are called (a live check streams through them) and make up the provided [`Renderer::run`]; the
+/// document formats gather in `run` and write at `end`.
 pub trait Renderer {
     fn begin(&mut self, _out: &mut dyn Write) -> io::Result<()> {
         Ok(())
     }
-    fn run(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()>;
+    /// One run: its violations (each model's first, or all with `--all`), then its verdicts.
+    fn run(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
+        for r in run.reports {
+            for (k, v) in Run::shown(r, self.all()).into_iter().enumerate() {
+                self.violation(out, run.name, run.timeline, r, v, k == 0)?;
+            }
+        }
+        self.verdicts(out, run)
+    }
     fn end(&mut self, _out: &mut dyn Write) -> io::Result<()> {
         Ok(())
     }
+    /// `--all`.
+    fn all(&self) -> bool;
     /// Can this format write violations one at a time, as a live check finds them? (The line formats can;
     /// the document formats write whole documents.)
     fn streams(&self) -> bool {
         false
     }
-    /// Live checks: one violation as soon as it is found; `first` says it is its model's first.
-    fn stream_violation(
+    /// One violation, written at once; `first` says it is its model's first.
+    fn violation(
         &mut self,
         _out: &mut dyn Write,
+        _run: Option<&str>,
         _timeline: &Timeline,
         _report: &ModelReport,
         _v: &Violation,
@@ -116,9 +130,9 @@ pub trait Renderer {
     ) -> io::Result<()> {
         Ok(())
     }
-    /// Live checks: the verdicts at the end, the violations having been streamed.
-    fn stream_verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
-        self.run(out, run)
+    /// A run's verdicts, after its violations.
+    fn verdicts(&mut self, _out: &mut dyn Write, _run: &Run) -> io::Result<()> {
+        Ok(())
     }
 }
 

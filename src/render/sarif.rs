@@ -110,6 +110,10 @@ fn location(timeline: &Timeline, index: usize, message: Option<&str>) -> Value {
 }
 
 impl Renderer for Sarif {
+    fn all(&self) -> bool {
+        self.options.all
+    }
+
     fn run(&mut self, _out: &mut dyn Write, run: &Run) -> io::Result<()> {
         for s in &run.timeline.inputs {
             for e in &s.errors {
