@@ -226,5 +226,51 @@ fn bench_replay(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench, bench_replay);
+/// The TLA+ side: reading TLC's output and replaying it through a mirror, and a mirror's own speed, as the
+/// breadth-first search over the whole fixed-config state space of ScmSecretKeys (48,158 states, 226,988
+/// successors generated) that its unit test compares with TLC.
+fn bench_tla(c: &mut Criterion) {
+    use ozone_conform::spec::scm_secret_keys::ScmSecretKeys;
+    use ozone_conform::spec::{Mirror, SHIPPED};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bug = std::fs::read_to_string(root.join("traces/scm-finalization/tlc/bug.out")).unwrap();
+    let mut g = c.benchmark_group("tla");
+    g.throughput(Throughput::Bytes(bug.len() as u64));
+    g.bench_function("read_tlc_output_and_replay", |b| {
+        let cfg = ozone_conform::tla::cfg::parse_cfg("c", SHIPPED[1].configs[0].1).unwrap();
+        b.iter(|| {
+            let f = ozone_conform::tla::trace::read_trace_str("bug.out", bug.clone()).unwrap();
+            ozone_conform::spec::replay::replay::<
+                ozone_conform::spec::scm_finalization::ScmFinalization,
+            >(&cfg.constants, &f.traces[0])
+            .unwrap()
+        })
+    });
+    let fixed = ozone_conform::tla::cfg::parse_cfg("f", SHIPPED[0].configs[1].1).unwrap();
+    let mirror = ScmSecretKeys::new(&fixed.constants).unwrap();
+    g.throughput(Throughput::Elements(226_988));
+    g.sample_size(10);
+    g.bench_function("mirror_bfs_scm_secret_keys_fixed", |b| {
+        b.iter(|| {
+            let mut seen = std::collections::HashSet::new();
+            let mut queue: std::collections::VecDeque<_> = mirror.init().into();
+            for s in &queue {
+                seen.insert(s.clone());
+            }
+            let mut generated = queue.len();
+            while let Some(s) = queue.pop_front() {
+                for step in mirror.next(&s) {
+                    generated += 1;
+                    if seen.insert(step.next.clone()) {
+                        queue.push_back(step.next);
+                    }
+                }
+            }
+            assert_eq!((seen.len(), generated), (48_158, 226_988));
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_replay, bench_tla);
 criterion_main!(benches);
