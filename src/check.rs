@@ -75,12 +75,7 @@ pub fn replay_until(
         })
         .collect();
     for (i, e) in timeline.events.iter().enumerate() {
-        let test_output = timeline
-            .test_output
-            .get(e.span.input as usize)
-            .copied()
-            .unwrap_or(false);
-        let life = lifecycle.observe(i, e, test_output);
+        let life = lifecycle.observe(i, e, timeline.is_test_output(e.span.input));
         for ((m, out), reads) in models.iter_mut().zip(found.iter_mut()).zip(&reads) {
             if life.is_some() || reads[e.kind as usize] {
                 m.step(&cx, i, e, life, out);

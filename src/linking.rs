@@ -332,12 +332,11 @@ pub fn cmd_export(
                 .join(", ")
         )
     })?;
-    with_mirror!(spec.model, M => export_with::<M>(timeline, spec, to, out_path), _ => unreachable!("a shipped model"))
+    with_mirror!(spec.model, M => export_with::<M>(timeline, to, out_path), _ => unreachable!("a shipped model"))
 }
 
 fn export_with<M: Mirror>(
     timeline: &Timeline,
-    spec: &crate::spec::ShippedSpec,
     to: ExportFormat,
     out_path: Option<&Path>,
 ) -> Result<i32, Report> {
@@ -412,19 +411,7 @@ fn export_with<M: Mirror>(
             let dir: PathBuf = out_path
                 .map(Path::to_path_buf)
                 .expect("checked before building the behaviour");
-            std::fs::create_dir_all(&dir)
-                .map_err(|e| miette!("cannot create {}: {e}", dir.display()))?;
-            let name = export::trace_module_name(M::MODULE);
-            let files = [
-                (format!("{name}.tla"), export::to_tla_module::<M>(&trace)),
-                (format!("{name}.cfg"), export::to_tla_cfg::<M>(&constants)),
-                (format!("{}.tla", M::MODULE), spec.tla.to_string()),
-            ];
-            for (f, text) in files {
-                let p = dir.join(f);
-                std::fs::write(&p, text)
-                    .map_err(|e| miette!("cannot write {}: {e}", p.display()))?;
-            }
+            let name = export::write_tla_files::<M>(&dir, &trace, &constants)?;
             eprintln!(
                 "wrote {0}/{name}.tla, {0}/{name}.cfg and {0}/{1}.tla; check with: cd {0} && java -cp tla2tools.jar tlc2.TLC -config {name}.cfg {name}.tla",
                 dir.display(),

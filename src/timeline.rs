@@ -272,6 +272,18 @@ impl Timeline {
     pub fn service_of_key(&self, key: u32) -> Option<Component> {
         self.service_by_key.get(key as usize).copied().flatten()
     }
+
+    /// Is input `input` (an `Event::span.input`) single-JVM test output? What [`Lifecycle::observe`] needs
+    /// to know: test output has no banners, so a start there never implies a crash.
+    ///
+    /// [`Lifecycle::observe`]: crate::model::lifecycle::Lifecycle::observe
+    #[inline]
+    pub fn is_test_output(&self, input: u32) -> bool {
+        self.test_output
+            .get(input as usize)
+            .copied()
+            .unwrap_or(false)
+    }
 }
 
 /// scmId → SCM node id, from `Found matching SCM address ... SCMNodeId: N` followed on the same thread by

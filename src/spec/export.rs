@@ -56,6 +56,28 @@ pub struct Behaviour<S> {
     pub violated: Option<(&'static str, usize)>,
 }
 
+impl<S> Behaviour<S> {
+    /// The behaviour of `init` alone.
+    fn starting_at<M: Mirror<State = S>>(mirror: &M, init: S) -> Self {
+        Behaviour {
+            violated: mirror.first_violated(&init).map(|inv| (inv, 0)),
+            states: vec![init],
+            steps: Vec::new(),
+        }
+    }
+
+    /// Appends a step, noting the first state where an invariant fails.
+    fn push<M: Mirror<State = S>>(&mut self, mirror: &M, step: BehaviourStep, state: S) {
+        if self.violated.is_none() {
+            self.violated = mirror
+                .first_violated(&state)
+                .map(|inv| (inv, self.states.len()));
+        }
+        self.steps.push(step);
+        self.states.push(state);
+    }
+}
+
 /// Why a behaviour could not be built.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stuck {
@@ -141,11 +163,9 @@ pub fn build<M: Mirror>(mirror: &M, witnessed: &Witnessed) -> Result<Behaviour<M
         .into_iter()
         .next()
         .expect("every shipped spec has an initial state");
-    let mut violated = mirror.first_violated(&init).map(|inv| (inv, 0));
-    let mut states = vec![init];
-    let mut steps = Vec::new();
+    let mut behaviour = Behaviour::starting_at(mirror, init);
     for (i, w) in witnessed.witnesses.iter().enumerate() {
-        let current = states.last().expect("at least the initial state");
+        let current = behaviour.states.last().expect("at least the initial state");
         let hidden = (i > 0).then_some(witnessed.hidden);
         let path = enable(mirror, current, w, hidden).map_err(|searched| Stuck {
             witness: i,
@@ -154,18 +174,10 @@ pub fn build<M: Mirror>(mirror: &M, witnessed: &Witnessed) -> Result<Behaviour<M
             searched,
         })?;
         for (step, state) in path {
-            if violated.is_none() {
-                violated = mirror.first_violated(&state).map(|inv| (inv, states.len()));
-            }
-            steps.push(step);
-            states.push(state);
+            behaviour.push(mirror, step, state);
         }
     }
-    Ok(Behaviour {
-        states,
-        steps,
-        violated,
-    })
+    Ok(behaviour)
 }
 
 /// The shortest behaviour through every witness at once: a breadth-first search over (state, witnesses
@@ -225,21 +237,11 @@ pub fn build_joint<M: Mirror>(mirror: &M, witnessed: &Witnessed) -> Option<Behav
         at = prev;
     }
     rev.reverse();
-    let mut violated = mirror.first_violated(&init).map(|inv| (inv, 0));
-    let mut states = vec![init];
-    let mut steps = Vec::new();
+    let mut behaviour = Behaviour::starting_at(mirror, init);
     for (step, state) in rev {
-        if violated.is_none() {
-            violated = mirror.first_violated(&state).map(|inv| (inv, states.len()));
-        }
-        steps.push(step);
-        states.push(state);
+        behaviour.push(mirror, step, state);
     }
-    Some(Behaviour {
-        states,
-        steps,
-        violated,
-    })
+    Some(behaviour)
 }
 
 /// Builds under the bug constants first, then under the patched ones: the logs may come from either
@@ -423,6 +425,31 @@ pub fn to_tla_module<M: Mirror>(trace: &Trace) -> String {
     let _ = writeln!(m, "TraceSpec == TraceInit /\\ [][TraceNext]_<<vars, l>>");
     let _ = writeln!(m, "====");
     m
+}
+
+/// Writes the three files of `export --to tla` into `dir` (created if missing): the trace module, its TLC
+/// config, and the spec it extends, so that `java -cp tla2tools.jar tlc2.TLC -config <name>.cfg <name>.tla`
+/// runs there. Returns the trace module's name.
+pub fn write_tla_files<M: Mirror>(
+    dir: &std::path::Path,
+    trace: &Trace,
+    constants: &Constants,
+) -> miette::Result<String> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| miette::miette!("cannot create {}: {e}", dir.display()))?;
+    let spec = super::shipped(M::MODEL).expect("every mirror is of a shipped spec");
+    let name = trace_module_name(M::MODULE);
+    let files = [
+        (format!("{name}.tla"), to_tla_module::<M>(trace)),
+        (format!("{name}.cfg"), to_tla_cfg::<M>(constants)),
+        (format!("{}.tla", M::MODULE), spec.tla.to_string()),
+    ];
+    for (file, text) in files {
+        let path = dir.join(file);
+        std::fs::write(&path, text)
+            .map_err(|e| miette::miette!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(name)
 }
 
 /// The TLC config for [`to_tla_module`]: the constants the behaviour was built with, the spec's invariants,

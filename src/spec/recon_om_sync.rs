@@ -169,25 +169,26 @@ impl ReconOmSync {
         }
     }
 
+    /// The state `Crash` and `Stop` both leave: Recon down, its in-memory queue and reprocessing lost.
+    fn down(s: &State) -> State {
+        let mut n = s.clone();
+        n.phase = Phase::Down;
+        n.reinit_queued = false;
+        n.reprocessed = 0;
+        n
+    }
+
     /// `Crash` (line 199).
     fn crash(&self, s: &State, out: &mut Vec<Step<State>>) {
         if s.phase != Phase::Down {
-            let mut n = s.clone();
-            n.phase = Phase::Down;
-            n.reinit_queued = false;
-            n.reprocessed = 0;
-            Self::push(out, "Crash", vec![], n);
+            Self::push(out, "Crash", vec![], Self::down(s));
         }
     }
 
     /// `Stop` (line 213).
     fn stop(&self, s: &State, out: &mut Vec<Step<State>>) {
         if s.phase == Phase::Running {
-            let mut n = s.clone();
-            n.phase = Phase::Down;
-            n.reinit_queued = false;
-            n.reprocessed = 0;
-            Self::push(out, "Stop", vec![], n);
+            Self::push(out, "Stop", vec![], Self::down(s));
         }
     }
 
@@ -524,38 +525,30 @@ mod tests {
             }
             bad.map(|inv| (inv, level))
         };
-        for s in m.init() {
-            generated += 1;
-            if let Some(v) = visit(s, 1, &mut seen, &mut queue) {
-                return Search {
-                    states: order,
-                    generated,
-                    depth,
-                    violation: Some(v),
-                    left_on_queue: queue.len(),
-                };
-            }
-        }
-        while let Some((s, level)) = queue.pop_front() {
-            for step in m.next(&s) {
+        let violation = 'search: {
+            for s in m.init() {
                 generated += 1;
-                if let Some(v) = visit(step.next, level + 1, &mut seen, &mut queue) {
-                    return Search {
-                        states: order,
-                        generated,
-                        depth,
-                        violation: Some(v),
-                        left_on_queue: queue.len(),
-                    };
+                if let Some(v) = visit(s, 1, &mut seen, &mut queue) {
+                    break 'search Some(v);
                 }
             }
-        }
+            while let Some((s, level)) = queue.pop_front() {
+                for step in m.next(&s) {
+                    generated += 1;
+                    if let Some(v) = visit(step.next, level + 1, &mut seen, &mut queue) {
+                        break 'search Some(v);
+                    }
+                }
+            }
+            None
+        };
         Search {
             states: order,
             generated,
             depth,
-            violation: None,
-            left_on_queue: 0,
+            violation,
+            // Empty unless the search stopped at a violation.
+            left_on_queue: queue.len(),
         }
     }
 

@@ -147,12 +147,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
     let (mut other_blocks, mut replays, mut requests, mut first_starts) = (0, 0, 0, 0);
     let mut stream_seen = false;
     for (i, e) in events.iter().enumerate() {
-        let test_output = timeline
-            .test_output
-            .get(e.span.input as usize)
-            .copied()
-            .unwrap_or(false);
-        let life = lifecycle.observe(i, e, test_output);
+        let life = lifecycle.observe(i, e, timeline.is_test_output(e.span.input));
         if !on_dn(e) {
             continue;
         }
@@ -355,43 +350,12 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
 mod tests {
     use super::*;
     use crate::spec::dn_finalize_block::DnFinalizeBlock;
-    use crate::spec::export::{
-        build_either, to_tla_cfg, to_tla_module, to_trace, trace_module_name,
-    };
-    use crate::spec::replay::{action_text, replay_with, Outcome};
-    use crate::spec::Mirror;
-    use std::path::{Path, PathBuf};
+    use crate::spec::export::build_either;
+    use crate::spec::replay::action_text;
+    use crate::spec::witness::testkit::{assert_export_replays, scenario, tlc_jar, tlc_on_export};
 
-    fn case_dir(case: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/scenarios/dn-finalize-block")
-            .join(case)
-    }
-
-    /// The case's per-node daemon files, or its merged test-output file, through the real pipeline.
     fn timeline(case: &str, merged: bool) -> Timeline {
-        let dir = case_dir(case);
-        let args: Vec<String> = if merged {
-            vec![dir.join("merged").to_string_lossy().into_owned()]
-        } else {
-            let mut v: Vec<String> = std::fs::read_dir(&dir)
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .filter(|p| p.extension().is_some_and(|x| x == "log"))
-                .map(|p| p.to_string_lossy().into_owned())
-                .collect();
-            v.sort();
-            v
-        };
-        let sources = crate::input::resolve(&args).unwrap();
-        let grammar = crate::grammar::Grammar::embedded().unwrap();
-        crate::timeline::build(
-            &sources,
-            &grammar,
-            &crate::scan::ScanOptions::default(),
-            crate::timeline::DEFAULT_MAX_SKEW_MS,
-            &|_: &str, _: &crate::scan::UnparsedLine| {},
-        )
+        scenario("dn-finalize-block", case, merged)
     }
 
     /// Merged test output names datanodes by uuid; the assertions use dn1..dn3.
@@ -548,80 +512,32 @@ mod tests {
         for (case, merged, _, violated_at) in cases() {
             let what = format!("{case} (merged: {merged})");
             let w = witnesses(&timeline(case, merged));
-            let (_, constants, b) = build_either::<DnFinalizeBlock>(&w).unwrap();
-            let mirror = DnFinalizeBlock::new(&constants).unwrap();
-            let trace = to_trace(&mirror, &b, |i| i.to_string());
-            match replay_with(&mirror, &trace) {
-                Outcome::Conforms(a) => {
-                    assert_eq!(
-                        a.violated,
-                        violated_at.map(|k| ("NoPutBlockAfterFinalize".to_string(), k + 1)),
-                        "{what}"
-                    );
-                    if violated_at.is_none() {
-                        assert_eq!(a.states, trace.states.len(), "{what}");
-                    }
-                }
-                Outcome::Diverges(d) => panic!("{what}: {d:?}"),
-            }
+            assert_eq!(
+                assert_export_replays::<DnFinalizeBlock>(&w, |i| i.to_string(), &what),
+                violated_at.map(|k| ("NoPutBlockAfterFinalize".to_string(), k + 1)),
+                "{what}"
+            );
         }
     }
 
-    /// Writes the tla export of a daemon case (as `export --to tla` does) and runs TLC on it.
-    fn run_tlc(jar: &str, case: &str) -> String {
-        let w = witnesses(&timeline(case, false));
-        let (_, constants, b) = build_either::<DnFinalizeBlock>(&w).unwrap();
-        let mirror = DnFinalizeBlock::new(&constants).unwrap();
-        let mut trace = to_trace(&mirror, &b, |i| i.to_string());
-        trace.notes.splice(0..0, w.notes.iter().cloned());
-        let dir = std::env::temp_dir().join(format!("w-dn-tlc-{case}-{}", std::process::id()));
-        let meta = dir.join("meta");
-        std::fs::create_dir_all(&dir).unwrap();
-        let name = trace_module_name(DnFinalizeBlock::MODULE);
-        let spec = crate::spec::shipped("dn-finalize-block").unwrap();
-        std::fs::write(
-            dir.join(format!("{name}.tla")),
-            to_tla_module::<DnFinalizeBlock>(&trace),
-        )
-        .unwrap();
-        std::fs::write(
-            dir.join(format!("{name}.cfg")),
-            to_tla_cfg::<DnFinalizeBlock>(&constants),
-        )
-        .unwrap();
-        std::fs::write(dir.join("DnFinalizeBlock.tla"), spec.tla).unwrap();
-        let out = std::process::Command::new("java")
-            .current_dir(&dir)
-            .args([
-                "-XX:+UseParallelGC",
-                "-cp",
-                jar,
-                "tlc2.TLC",
-                "-workers",
-                "1",
-            ])
-            .arg("-metadir")
-            .arg(&meta)
-            .args(["-config", &format!("{name}.cfg"), &format!("{name}.tla")])
-            .output()
-            .expect("java runs");
-        let _ = std::fs::remove_dir_all(&dir);
-        String::from_utf8_lossy(&out.stdout).into_owned()
+    /// TLC's stdout on the tla export of a daemon case (as `export --to tla` writes it).
+    fn tlc_on(jar: &str, case: &str) -> String {
+        let tl = timeline(case, false);
+        tlc_on_export::<DnFinalizeBlock>(jar, &format!("dn-{case}"), &tl, |i| i.to_string()).0
     }
 
     #[test]
     fn tlc_accepts_the_healthy_export_and_finds_the_violation_in_the_violating_one() {
-        let Ok(jar) = std::env::var("TLC_JAR") else {
-            eprintln!("TLC_JAR is not set: skipping the TLC run");
+        let Some(jar) = tlc_jar() else {
             return;
         };
-        let out = run_tlc(&jar, "healthy");
+        let out = tlc_on(&jar, "healthy");
         assert!(
             out.contains("Model checking completed. No error has been found."),
             "{out}"
         );
         assert!(out.contains("12 distinct states found"), "{out}");
-        let out = run_tlc(&jar, "violating");
+        let out = tlc_on(&jar, "violating");
         assert!(
             out.contains("Invariant NoPutBlockAfterFinalize is violated"),
             "{out}"

@@ -144,12 +144,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
     let mut other_nodes: BTreeSet<String> = BTreeSet::new();
     let mut skipped: Vec<String> = Vec::new();
     for (i, e) in timeline.events.iter().enumerate() {
-        let test_output = timeline
-            .test_output
-            .get(e.span.input as usize)
-            .copied()
-            .unwrap_or(false);
-        let life = lifecycle.observe(i, e, test_output);
+        let life = lifecycle.observe(i, e, timeline.is_test_output(e.span.input));
         if e.node_key != key {
             if e.component == Component::Recon {
                 if let Some(n) = &e.node {
@@ -293,32 +288,16 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grammar::Grammar;
-    use crate::scan::ScanOptions;
-    use crate::spec::export::{build_either, to_tla_cfg, to_tla_module, to_trace};
+    use crate::spec::export::build_either;
     use crate::spec::recon_om_sync::ReconOmSync;
-    use crate::spec::replay::{replay_with, Outcome};
+    use crate::spec::witness::testkit::{
+        self, assert_export_replays, last_tlc_state, tlc_jar, tlc_on_export,
+    };
     use crate::spec::Mirror;
 
+    /// The case's daemon log (Recon's only), or its merged test output.
     fn scenario(case: &str, merged: bool) -> Timeline {
-        let dir = format!(
-            "{}/tests/fixtures/scenarios/recon-om-sync/{case}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let arg = if merged {
-            format!("{dir}/merged")
-        } else {
-            format!("{dir}/ozone-hadoop-recon-recon1.log")
-        };
-        let sources = crate::input::resolve(&[arg]).unwrap();
-        let grammar = Grammar::embedded().unwrap();
-        crate::timeline::build(
-            &sources,
-            &grammar,
-            &ScanOptions::default(),
-            crate::timeline::DEFAULT_MAX_SKEW_MS,
-            &|_, _| {},
-        )
+        testkit::scenario("recon-om-sync", case, merged)
     }
 
     /// The witnessed actions, `OmWrite` runs folded (`OmWrite*4`), task parameters in parentheses.
@@ -504,86 +483,25 @@ mod tests {
     #[test]
     fn exported_traces_replay_through_the_mirror() {
         for (case, merged, ..) in expected() {
-            let tl = scenario(case, merged);
-            let wd = witnesses(&tl);
-            let (_, constants, b) = build_either::<ReconOmSync>(&wd).unwrap();
-            let mirror = ReconOmSync::new(&constants).unwrap();
-            let trace = to_trace(&mirror, &b, |i| format!("event {i}"));
             let what = format!("{case} merged={merged}");
-            // The export ends where the mirror first sees a violation, and claims it there, as TLC's traces do.
-            let want_states = b.violated.map_or(b.states.len(), |(_, k)| k + 1);
-            assert_eq!(trace.states.len(), want_states, "{what}");
-            assert_eq!(
-                trace.violation.as_ref().and_then(|v| v.name.clone()),
-                b.violated.map(|(inv, _)| inv.to_string()),
-                "{what}"
-            );
-            match replay_with(&mirror, &trace) {
-                Outcome::Conforms(a) => {
-                    assert_eq!(a.states, want_states, "{what}");
-                    assert_eq!(
-                        a.violated,
-                        b.violated.map(|(inv, k)| (inv.to_string(), k + 1)),
-                        "{what}"
-                    );
-                }
-                Outcome::Diverges(d) => panic!("{what}: {d:?}"),
-            }
+            let wd = witnesses(&scenario(case, merged));
+            assert_export_replays::<ReconOmSync>(&wd, |i| format!("event {i}"), &what);
         }
-    }
-
-    /// The three files `export --to tla` writes, for a scenario's daemon log.
-    fn export_tla(case: &str, dir: &std::path::Path) -> Option<(&'static str, usize)> {
-        let tl = scenario(case, false);
-        let wd = witnesses(&tl);
-        let (_, constants, b) = build_either::<ReconOmSync>(&wd).unwrap();
-        let mirror = ReconOmSync::new(&constants).unwrap();
-        let mut trace = to_trace(&mirror, &b, |i| format!("event {i}"));
-        trace.notes.splice(0..0, wd.notes.iter().cloned());
-        std::fs::create_dir_all(dir).unwrap();
-        let spec = crate::spec::shipped("recon-om-sync").unwrap();
-        std::fs::write(
-            dir.join("ReconOmSyncTrace.tla"),
-            to_tla_module::<ReconOmSync>(&trace),
-        )
-        .unwrap();
-        std::fs::write(
-            dir.join("ReconOmSyncTrace.cfg"),
-            to_tla_cfg::<ReconOmSync>(&constants),
-        )
-        .unwrap();
-        std::fs::write(dir.join("ReconOmSync.tla"), spec.tla).unwrap();
-        b.violated
     }
 
     /// TLC itself accepts the healthy export and finds the violation of the violating one at the state the
     /// mirror does. Needs `TLC_JAR` (the path of tla2tools.jar) and java.
     #[test]
     fn tlc_checks_the_exports() {
-        let Ok(jar) = std::env::var("TLC_JAR") else {
-            eprintln!("TLC_JAR is not set: skipping the TLC run of the recon-om-sync exports");
+        let Some(jar) = tlc_jar() else {
             return;
         };
-        let base = std::env::temp_dir().join(format!("w-recon-tlc-{}", std::process::id()));
         for case in ["healthy", "violating"] {
-            let dir = base.join(case);
-            let violated = export_tla(case, &dir);
-            let out = std::process::Command::new("java")
-                .current_dir(&dir)
-                .args([
-                    "-XX:+UseParallelGC",
-                    "-cp",
-                    &jar,
-                    "tlc2.TLC",
-                    "-workers",
-                    "1",
-                ])
-                .arg("-metadir")
-                .arg(base.join(format!("meta-{case}")))
-                .args(["-config", "ReconOmSyncTrace.cfg", "ReconOmSyncTrace.tla"])
-                .output()
-                .expect("java runs");
-            let text = String::from_utf8_lossy(&out.stdout);
+            let tl = scenario(case, false);
+            let (text, violated) =
+                tlc_on_export::<ReconOmSync>(&jar, &format!("recon-{case}"), &tl, |i| {
+                    format!("event {i}")
+                });
             match violated {
                 None => {
                     assert!(text.contains("No error has been found"), "{case}: {text}");
@@ -595,15 +513,9 @@ mod tests {
                         "{case}: {text}"
                     );
                     // TLC numbers states from 1, the behaviour from 0.
-                    let last = text
-                        .lines()
-                        .filter_map(|l| l.strip_prefix("State "))
-                        .filter_map(|l| l.split(':').next()?.parse::<usize>().ok())
-                        .max();
-                    assert_eq!(last, Some(k + 1), "{case}: {text}");
+                    assert_eq!(last_tlc_state(&text), Some(k + 1), "{case}: {text}");
                 }
             }
         }
-        let _ = std::fs::remove_dir_all(&base);
     }
 }

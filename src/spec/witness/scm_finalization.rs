@@ -62,13 +62,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
         let e = &events[i];
         e.node.is_some() && timeline.service_of_key(e.node_key) == Some(Component::Scm)
     };
-    let test_output = |i: usize| {
-        timeline
-            .test_output
-            .get(events[i].span.input as usize)
-            .copied()
-            .unwrap_or(false)
-    };
+    let test_output = |i: usize| timeline.is_test_output(events[i].span.input);
 
     // Datanodes are named by host when every datanode has its own host (daemon logs), else by uuid (test
     // output: one host for all).
@@ -308,53 +302,20 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::export::{build_either, to_tla_cfg, to_tla_module, to_trace, Stuck};
+    use crate::spec::export::{build_either, to_trace, Stuck};
     use crate::spec::replay::{replay_with, Outcome};
     use crate::spec::scm_finalization::ScmFinalization;
+    use crate::spec::witness::testkit::{file_line, scenario, tlc_jar, tlc_on_export};
     use crate::spec::Mirror;
-    use std::path::{Path, PathBuf};
 
-    fn case_dir(case: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/scenarios/scm-finalization")
-            .join(case)
-    }
-
-    /// The case's per-node daemon files, sorted.
-    fn daemon_files(case: &str) -> Vec<String> {
-        let mut files: Vec<String> = std::fs::read_dir(case_dir(case))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.is_file())
-            .map(|p| p.to_string_lossy().into_owned())
-            .collect();
-        files.sort();
-        files
-    }
-
-    /// The timeline of a case's daemon files, through the real pipeline.
+    /// The timeline of a case's daemon files.
     fn timeline(case: &str) -> Timeline {
-        let sources = crate::input::resolve(&daemon_files(case)).unwrap();
-        let grammar = crate::grammar::Grammar::embedded().unwrap();
-        crate::timeline::build(
-            &sources,
-            &grammar,
-            &crate::scan::ScanOptions::default(),
-            crate::timeline::DEFAULT_MAX_SKEW_MS,
-            &|_, _| {},
-        )
+        scenario("scm-finalization", case, false)
     }
 
     /// `file:line` of an event.
     fn at(tl: &Timeline, i: usize) -> String {
-        let e = &tl.events[i];
-        let path = &tl.inputs[e.span.input as usize].path;
-        let file = Path::new(path).file_name().unwrap().to_string_lossy();
-        format!(
-            "{}:{}",
-            file.trim_start_matches("ozone-hadoop-"),
-            e.span.line
-        )
+        file_line(tl, i, "ozone-hadoop-")
     }
 
     /// The witnesses as `Action(params) @ file:line`.
@@ -540,63 +501,23 @@ mod tests {
         assert_eq!(err.action, "FenceDatanode(scm3, dn1)");
     }
 
-    /// TLC on a fresh export: (stdout, exit status).
-    fn run_tlc(jar: &str, case: &str) -> String {
+    /// TLC's stdout on a fresh export of a case.
+    fn tlc_on(jar: &str, case: &str) -> String {
         let tl = timeline(case);
-        let w = witnesses(&tl);
-        let (_, constants, b) = build_either::<ScmFinalization>(&w).unwrap();
-        let mirror = ScmFinalization::new(&constants).unwrap();
-        let mut trace = to_trace(&mirror, &b, |i| at(&tl, i));
-        trace.notes.splice(0..0, w.notes.iter().cloned());
-        let dir = std::env::temp_dir().join(format!("w-fin-tlc-{case}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let spec = crate::spec::shipped("scm-finalization").unwrap();
-        std::fs::write(
-            dir.join("ScmFinalizationTrace.tla"),
-            to_tla_module::<ScmFinalization>(&trace),
-        )
-        .unwrap();
-        std::fs::write(
-            dir.join("ScmFinalizationTrace.cfg"),
-            to_tla_cfg::<ScmFinalization>(&constants),
-        )
-        .unwrap();
-        std::fs::write(dir.join("ScmFinalization.tla"), spec.tla).unwrap();
-        let out = std::process::Command::new("java")
-            .current_dir(&dir)
-            .args([
-                "-XX:+UseParallelGC",
-                "-cp",
-                jar,
-                "tlc2.TLC",
-                "-workers",
-                "1",
-            ])
-            .arg("-metadir")
-            .arg(dir.join("meta"))
-            .args([
-                "-config",
-                "ScmFinalizationTrace.cfg",
-                "ScmFinalizationTrace.tla",
-            ])
-            .output()
-            .unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        tlc_on_export::<ScmFinalization>(jar, &format!("fin-{case}"), &tl, |i| at(&tl, i)).0
     }
 
     #[test]
     fn tlc_accepts_the_healthy_export_and_finds_the_violation_in_the_violating_one() {
-        let Ok(jar) = std::env::var("TLC_JAR") else {
-            eprintln!("TLC_JAR is not set: skipping the TLC run");
+        let Some(jar) = tlc_jar() else {
             return;
         };
-        let healthy = run_tlc(&jar, "healthy");
+        let healthy = tlc_on(&jar, "healthy");
         assert!(
             healthy.contains("Model checking completed. No error has been found."),
             "{healthy}"
         );
-        let violating = run_tlc(&jar, "violating");
+        let violating = tlc_on(&jar, "violating");
         assert!(
             violating.contains("Invariant VersionFileCoversDb is violated"),
             "{violating}"

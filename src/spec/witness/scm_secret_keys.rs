@@ -116,12 +116,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
     let mut ignored_saves = 0usize;
 
     for (i, e) in events.iter().enumerate() {
-        let test_output = timeline
-            .test_output
-            .get(e.span.input as usize)
-            .copied()
-            .unwrap_or(false);
-        let step = life.observe(i, e, test_output);
+        let step = life.observe(i, e, timeline.is_test_output(e.span.input));
         let Some(name) = e.node.as_deref() else {
             continue;
         };
@@ -286,9 +281,11 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::export::{build_either, to_trace};
-    use crate::spec::replay::{replay_with, Outcome};
+    use crate::spec::export::build_either;
     use crate::spec::scm_secret_keys::ScmSecretKeys;
+    use crate::spec::witness::testkit::{
+        assert_export_replays, file_line, last_tlc_state, scenario, tlc_jar, tlc_on_export,
+    };
     use crate::spec::Mirror;
 
     const CASES: &str = concat!(
@@ -296,39 +293,12 @@ mod tests {
         "/tests/fixtures/scenarios/scm-secret-keys"
     );
 
-    /// The per-node daemon files of a case (or its merged test output), sorted.
-    fn files(case: &str, merged: bool) -> Vec<String> {
-        let dir = std::path::Path::new(CASES).join(case);
-        let dir = if merged { dir.join("merged") } else { dir };
-        let mut v: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.is_file())
-            .map(|p| p.to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
-    }
-
-    /// The timeline of a case through the real pipeline (input resolution, embedded grammar, merge).
     fn timeline(case: &str, merged: bool) -> Timeline {
-        let sources = crate::input::resolve(&files(case, merged)).unwrap();
-        let grammar = crate::grammar::Grammar::embedded().unwrap();
-        crate::timeline::build(
-            &sources,
-            &grammar,
-            &crate::scan::ScanOptions::default(),
-            crate::timeline::DEFAULT_MAX_SKEW_MS,
-            &|_, _| {},
-        )
+        scenario("scm-secret-keys", case, merged)
     }
 
     fn where_(tl: &Timeline, i: usize) -> String {
-        let e = &tl.events[i];
-        let path = &tl.inputs[e.span.input as usize].path;
-        let file = path.rsplit('/').next().unwrap();
-        let file = file.strip_prefix("ozone-hadoop-scm-").unwrap_or(file);
-        format!("{file}:{}", e.span.line)
+        file_line(tl, i, "ozone-hadoop-scm-")
     }
 
     /// `Action(params)@file:line` per witness.
@@ -564,21 +534,7 @@ mod tests {
     fn exported_traces_replay_through_the_mirror() {
         for case in ["healthy", "violating", "midflight"] {
             let tl = timeline(case, false);
-            let w = witnesses(&tl);
-            let (_, constants, b) = build_either::<ScmSecretKeys>(&w).unwrap();
-            let m = ScmSecretKeys::new(&constants).unwrap();
-            let trace = to_trace(&m, &b, |i| where_(&tl, i));
-            // The export ends where the mirror first sees a violation and claims it there, as TLC's traces do.
-            let want_states = b.violated.map_or(b.states.len(), |(_, k)| k + 1);
-            assert_eq!(trace.states.len(), want_states, "{case}");
-            match replay_with(&m, &trace) {
-                Outcome::Conforms(a) => assert_eq!(
-                    a.violated,
-                    b.violated.map(|(inv, k)| (inv.to_string(), k + 1)),
-                    "{case}"
-                ),
-                Outcome::Diverges(d) => panic!("{case}: {d:?}"),
-            }
+            assert_export_replays::<ScmSecretKeys>(&witnesses(&tl), |i| where_(&tl, i), case);
         }
     }
 
@@ -586,48 +542,15 @@ mod tests {
     /// stops at state 12 with `KeyFileCoversDb` violated, as `traces/scm-secret-keys/tlc/export-*.out` record.
     #[test]
     fn tlc_accepts_the_healthy_export_and_finds_the_violation_in_the_violating_one() {
-        let Ok(jar) = std::env::var("TLC_JAR") else {
-            eprintln!("TLC_JAR is not set: skipping the TLC run");
+        let Some(jar) = tlc_jar() else {
             return;
         };
-        let spec = crate::spec::shipped("scm-secret-keys").unwrap();
         for case in ["healthy", "violating"] {
             let tl = timeline(case, false);
-            let w = witnesses(&tl);
-            let (_, constants, b) = build_either::<ScmSecretKeys>(&w).unwrap();
-            let m = ScmSecretKeys::new(&constants).unwrap();
-            let trace = to_trace(&m, &b, |i| where_(&tl, i));
-            let dir = std::env::temp_dir().join(format!("w-sk-tlc-{case}-{}", std::process::id()));
-            std::fs::create_dir_all(&dir).unwrap();
-            let name = crate::spec::export::trace_module_name(ScmSecretKeys::MODULE);
-            std::fs::write(
-                dir.join(format!("{name}.tla")),
-                crate::spec::export::to_tla_module::<ScmSecretKeys>(&trace),
-            )
-            .unwrap();
-            std::fs::write(
-                dir.join(format!("{name}.cfg")),
-                crate::spec::export::to_tla_cfg::<ScmSecretKeys>(&constants),
-            )
-            .unwrap();
-            std::fs::write(dir.join("ScmSecretKeys.tla"), spec.tla).unwrap();
-            let out = std::process::Command::new("java")
-                .current_dir(&dir)
-                .args([
-                    "-XX:+UseParallelGC",
-                    "-cp",
-                    &jar,
-                    "tlc2.TLC",
-                    "-workers",
-                    "1",
-                ])
-                .arg("-metadir")
-                .arg(dir.join("meta"))
-                .args(["-config", &format!("{name}.cfg"), &format!("{name}.tla")])
-                .output()
-                .expect("java runs");
-            let text = String::from_utf8_lossy(&out.stdout).into_owned();
-            std::fs::remove_dir_all(&dir).ok();
+            let (text, violated) =
+                tlc_on_export::<ScmSecretKeys>(&jar, &format!("sk-{case}"), &tl, |i| {
+                    where_(&tl, i)
+                });
             match case {
                 "healthy" => {
                     assert!(
@@ -642,13 +565,8 @@ mod tests {
                         "{text}"
                     );
                     // The error trace ends at state 12 (b.states[11]).
-                    let last = text
-                        .lines()
-                        .filter_map(|l| l.strip_prefix("State "))
-                        .filter_map(|l| l.split(':').next()?.parse::<usize>().ok())
-                        .max();
-                    assert_eq!(last, Some(12), "{text}");
-                    assert_eq!(b.violated, Some(("KeyFileCoversDb", 11)));
+                    assert_eq!(last_tlc_state(&text), Some(12), "{text}");
+                    assert_eq!(violated, Some(("KeyFileCoversDb", 11)));
                 }
             }
         }
