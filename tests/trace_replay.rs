@@ -64,6 +64,39 @@ fn every_tlc_counterexample_replays_through_its_mirror_and_both_see_the_same_vio
     }
 }
 
+/// TLC 2.20's `-dumpTrace json` of the bug config (`tlc/bug.dump.json`): read with lenient value comparison,
+/// it replays to the same verdict as `bug.out`. The file does not name the invariant; the mirror does, at
+/// the dump's last state.
+#[test]
+fn every_tlc_dump_json_replays_through_its_mirror() {
+    for spec in SHIPPED {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(spec.dir)
+            .join("tlc");
+        let (inv, states) = tlc_verdict(&dir.join("bug.out"));
+        let path = dir.join("bug.dump.json");
+        let want = format!(
+            "conforms: {states} states ({}, {}.cfg); {inv} violated at state {states} in both",
+            spec.model, spec.module
+        );
+        for args in [
+            vec!["trace", path.to_str().unwrap(), "--model", spec.model],
+            vec!["trace", path.to_str().unwrap()],
+        ] {
+            let (code, out, err) = stdout_of(&args);
+            assert_eq!(out.trim(), want, "{args:?}: stderr {err}");
+            assert_eq!(code, 1, "a violation exits 1: {args:?}");
+        }
+        let (code, out, err) = stdout_of(&["convert", path.to_str().unwrap(), "--to", "itf"]);
+        assert_eq!(code, 0, "{}: convert: {err}", path.display());
+        assert!(
+            out.contains("\"from\": \"TLC -dumpTrace json\""),
+            "{}",
+            path.display()
+        );
+    }
+}
+
 #[test]
 fn every_tlc_simulation_replays_through_its_mirror_with_no_violation() {
     for spec in SHIPPED {

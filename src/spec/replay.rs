@@ -3,12 +3,22 @@
 //! The first state must be one `Init` allows; each later state must be a successor the mirror's `Next` gives,
 //! by the action the trace names where it names one, else by whichever action produces exactly that state.
 //! After each state the mirror checks its invariants, and the verdict is compared with the trace's own.
+//!
+//! Values compare exactly, except in traces read from TLC's `-dumpTrace json` ([`TraceFormat::TlcDumpJson`]),
+//! whose JSON cannot tell a set from a sequence, a model value from a string, or a function over model
+//! values from a record. For those, a trace value agrees with the mirror's when it is what TLC would have
+//! written for it ([`dump_json_agrees`]): an array agrees with a set of the same elements (in any order)
+//! as well as with a sequence, a string with a model value of the same name, and an object with a function
+//! whose keys print as its field names. The mirror's value says which reading applies, so the order of a
+//! sequence still counts. TLC writes such a file only for a counterexample, without naming what was
+//! violated; its trace must end where the mirror first finds an invariant violated, or the mirror must
+//! find none.
 
 // A divergence is returned once per replay, not on a hot path: its size does not matter.
 #![allow(clippy::result_large_err)]
 
 use super::{Constants, Mirror};
-use crate::tla::trace::{Trace, ViolationKind};
+use crate::tla::trace::{Trace, TraceFormat, ViolationKind};
 use crate::tla::value::TlaValue;
 use miette::SourceSpan;
 
@@ -93,7 +103,11 @@ fn first_difference<M: Mirror>(
     want: &[TlaValue],
     got: &[TlaValue],
 ) -> Option<(VariableDiff, SourceSpan)> {
-    let i = want.iter().zip(got).position(|(w, g)| w != g)?;
+    let lenient = lenient(trace);
+    let i = want
+        .iter()
+        .zip(got)
+        .position(|(w, g)| !value_agrees(lenient, w, g))?;
     let name = M::VARIABLES[i];
     let span = trace.states[index]
         .vars
@@ -111,8 +125,69 @@ fn first_difference<M: Mirror>(
     ))
 }
 
-fn count_differences(a: &[TlaValue], b: &[TlaValue]) -> usize {
-    a.iter().zip(b).filter(|(x, y)| x != y).count()
+fn count_differences(lenient: bool, a: &[TlaValue], b: &[TlaValue]) -> usize {
+    a.iter()
+        .zip(b)
+        .filter(|(x, y)| !value_agrees(lenient, x, y))
+        .count()
+}
+
+/// Whether values are compared as `-dumpTrace json` writes them (see the module doc).
+fn lenient(trace: &Trace) -> bool {
+    trace.format == TraceFormat::TlcDumpJson
+}
+
+fn value_agrees(lenient: bool, in_trace: &TlaValue, in_mirror: &TlaValue) -> bool {
+    if lenient {
+        dump_json_agrees(in_trace, in_mirror)
+    } else {
+        in_trace == in_mirror
+    }
+}
+
+/// Whether the trace's variables, in the mirror's order, are the mirror's state.
+fn state_agrees(lenient: bool, in_trace: &[TlaValue], in_mirror: &[TlaValue]) -> bool {
+    in_trace.len() == in_mirror.len()
+        && in_trace
+            .iter()
+            .zip(in_mirror)
+            .all(|(t, m)| value_agrees(lenient, t, m))
+}
+
+/// Whether `in_trace`, read from `-dumpTrace json` (arrays as sequences, objects as records, strings as
+/// strings), is what TLC writes for the mirror's value `in_mirror`.
+pub fn dump_json_agrees(in_trace: &TlaValue, in_mirror: &TlaValue) -> bool {
+    use TlaValue as V;
+    match (in_trace, in_mirror) {
+        (V::Str(a), V::ModelValue(b)) => a == b,
+        (V::Seq(a), V::Seq(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| dump_json_agrees(x, y))
+        }
+        // Each element of the array is one of the set's and each of the set's is in the array.
+        (V::Seq(a), V::Set(b)) => {
+            a.len() == b.len()
+                && a.iter().all(|x| b.iter().any(|y| dump_json_agrees(x, y)))
+                && b.iter().all(|y| a.iter().any(|x| dump_json_agrees(x, y)))
+        }
+        (V::Seq(a), V::Function(b)) => a.is_empty() && b.is_empty(),
+        (V::Record(a), V::Record(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|((k, x), (l, y))| k == l && dump_json_agrees(x, y))
+        }
+        (V::Record(a), V::Function(b)) => {
+            a.len() == b.len()
+                && b.iter().all(|(k, y)| {
+                    let key = match k {
+                        V::Str(s) | V::ModelValue(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    a.get(&key).is_some_and(|x| dump_json_agrees(x, y))
+                })
+        }
+        _ => in_trace == in_mirror,
+    }
 }
 
 /// `Action(p1, p2)` as TLA+ writes an action instance.
@@ -148,15 +223,19 @@ fn walk<M: Mirror>(mirror: &M, trace: &Trace) -> Result<Agreement, Divergence> {
             span: SourceSpan::from(0..0),
         });
     };
+    let lenient = lenient(trace);
     let want = values_in_mirror_order::<M>(trace, 0)?;
     let inits = mirror.init();
-    let mut current = match inits.iter().find(|s| mirror.to_tla(s) == want) {
+    let mut current = match inits
+        .iter()
+        .find(|s| state_agrees(lenient, &want, &mirror.to_tla(s)))
+    {
         Some(s) => s.clone(),
         None => {
             let closest = inits
                 .iter()
                 .map(|s| mirror.to_tla(s))
-                .min_by_key(|v| count_differences(&want, v));
+                .min_by_key(|v| count_differences(lenient, &want, v));
             let diff = closest.and_then(|got| first_difference::<M>(trace, 0, &want, &got));
             return Err(Divergence {
                 state: 0,
@@ -200,9 +279,12 @@ fn walk<M: Mirror>(mirror: &M, trace: &Trace) -> Result<Agreement, Divergence> {
             .filter(|s| named.is_none_or(|n| s.action == n))
             .collect();
         // A state equal to the last is a stuttering step, which every TLA+ spec allows.
-        if named.is_none() && mirror.to_tla(&current) == want {
+        if named.is_none() && state_agrees(lenient, &want, &mirror.to_tla(&current)) {
             actions.push("(stuttering)".to_string());
-        } else if let Some(step) = candidates.iter().find(|s| mirror.to_tla(&s.next) == want) {
+        } else if let Some(step) = candidates
+            .iter()
+            .find(|s| state_agrees(lenient, &want, &mirror.to_tla(&s.next)))
+        {
             actions.push(action_text(step.action, &step.params));
             current = step.next.clone();
         } else {
@@ -222,7 +304,7 @@ fn walk<M: Mirror>(mirror: &M, trace: &Trace) -> Result<Agreement, Divergence> {
         if !mirror
             .next(&current)
             .iter()
-            .any(|s| mirror.to_tla(&s.next) == back)
+            .any(|s| state_agrees(lenient, &back, &mirror.to_tla(&s.next)))
         {
             let last = trace.states.len() - 1;
             return Err(Divergence {
@@ -257,7 +339,7 @@ fn no_step_divergence<M: Mirror>(
     let closest = candidates
         .iter()
         .map(|s| (s, mirror.to_tla(&s.next)))
-        .min_by_key(|(_, v)| count_differences(want, v));
+        .min_by_key(|(_, v)| count_differences(lenient(trace), want, v));
     match closest {
         None => Divergence {
             state: index,
@@ -327,6 +409,17 @@ fn compare_verdicts(
             last,
             format!("the trace reports `{t}` violated, but it holds in the mirror in every state"),
         ),
+        // A `-dumpTrace json` file is written only for a counterexample and does not say what was violated
+        // (see the reader): an invariant the mirror finds must fail at its last state, not before.
+        (None, Some((m, k))) if trace.format == TraceFormat::TlcDumpJson && k != last + 1 => {
+            diverge(
+                k - 1,
+                format!(
+                    "the mirror finds `{m}` violated here; TLC's counterexample goes on to state {}",
+                    trace.states[last].number
+                ),
+            )
+        }
         (None, Some((m, k))) if trace.violation.is_none() => diverge(
             k - 1,
             format!(
@@ -335,5 +428,42 @@ fn compare_verdicts(
         ),
         // The trace ends in a deadlock or a property violation: invariants are not its claim.
         (None, Some(_)) => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dump_json_agrees;
+    use crate::tla::value::TlaValue as V;
+
+    fn m(s: &str) -> V {
+        V::model(s)
+    }
+
+    #[test]
+    fn dump_json_values_agree_with_what_tlc_wrote_them_for() {
+        // A set written as an array, in any order; a model value written as a string.
+        let set = V::set([m("s1"), m("s2")]);
+        assert!(dump_json_agrees(
+            &V::seq([V::str("s2"), V::str("s1")]),
+            &set
+        ));
+        assert!(!dump_json_agrees(&V::seq([V::str("s1")]), &set));
+        assert!(dump_json_agrees(&V::seq([]), &V::set([])));
+        assert!(dump_json_agrees(&V::str("s1"), &m("s1")));
+        // A function over model values written as an object.
+        let f = V::function([(m("d1"), V::set([V::int(1)])), (m("d2"), V::set([]))]);
+        let rec = V::record([("d1", V::seq([V::int(1)])), ("d2", V::seq([]))]);
+        assert!(dump_json_agrees(&rec, &f));
+        assert!(!dump_json_agrees(
+            &V::record([("d1", V::seq([V::int(1)]))]),
+            &f
+        ));
+        // A sequence keeps its order; a string is not an integer.
+        let s = V::seq([V::int(1), V::int(2)]);
+        assert!(dump_json_agrees(&V::seq([V::int(1), V::int(2)]), &s));
+        assert!(!dump_json_agrees(&V::seq([V::int(2), V::int(1)]), &s));
+        assert!(!dump_json_agrees(&V::str("1"), &V::int(1)));
+        assert!(!dump_json_agrees(&V::str("s1"), &V::str("s2")));
     }
 }

@@ -1,17 +1,32 @@
-//! TLC `-dumpTrace json` files:
-//! `{"counterexample": {"action": [[[i, {..}], {"name", "location", ..}, [j, {..}]], ..], "state": [[i, {..}], ..]},
-//! "vars": [..]}`.
+//! TLC `-dumpTrace json` files. TLC (2.19/2.20, tla2tools 1.8.0) writes `JsonSerialize(CounterExample)`, a
+//! record of two sets, on one line:
+//! `{"action": [[[i, {..}], {"name", "location", "context"?, "parameters"?}, [j, {..}]], ..], "state": [[i, {..}], ..]}`
+//! (see `traces/*/tlc/bug.dump.json`). It has no list of variables: a state's members come in TLC's own
+//! order, not the spec's. `state` and `action` are TLA+ sets, so their order is TLC's; states are put in
+//! order of their numbers here. A `{"counterexample": {..}, "vars": [..]}` wrapper (the shape our notes
+//! once described, which no TLC we have run writes) is read too.
 //!
-//! The format writes sets and sequences both as arrays and model values and strings both as strings, so
-//! values are read best-effort: arrays as sequences, objects as records, strings as strings, and every
-//! trace read this way carries a note saying so.
+//! The format writes sets and sequences both as arrays, functions over model values or strings as
+//! objects (like records), and model values and strings both as strings, so values are read
+//! best-effort: arrays as sequences, objects as records, strings as strings, and every trace read this
+//! way carries a note saying so. `trace` compares such traces leniently (see `spec::replay`).
 
 use super::json::{Json, Spanned};
-use super::trace::{source, span_in, ActionLabel, Trace, TraceError, TraceFormat, TraceState};
+use super::trace::{
+    source, span_in, ActionLabel, Trace, TraceError, TraceFormat, TraceState, TraceViolation,
+    ViolationKind,
+};
 use super::value::TlaValue;
 use num_bigint::BigInt;
 
-const HELP: &str = "-dumpTrace json writes {\"counterexample\": {\"action\": [..], \"state\": [[1, {..}], ..]}, \"vars\": [..]}";
+const HELP: &str = "-dumpTrace json writes {\"action\": [[[1, {..}], {\"name\": ..}, [2, {..}]], ..], \"state\": [[1, {..}], ..]}";
+
+/// Whether a JSON document is a `-dumpTrace json` file rather than ITF: a `counterexample` wrapper, or
+/// a top-level `state` array (ITF has `states`).
+pub(crate) fn is_dump(top: &Spanned) -> bool {
+    top.get("counterexample").is_some()
+        || (top.get("states").is_none() && top.get("state").and_then(|s| s.as_array()).is_some())
+}
 
 /// A numbered state's variables as JSON members.
 type Members<'j> = &'j [(String, Spanned)];
@@ -80,9 +95,7 @@ impl Reader<'_> {
 pub(crate) fn read_dump(name: &str, text: &str, top: &Spanned) -> Result<Trace, TraceError> {
     let r = Reader { name, text };
     let mut t = Trace::new(TraceFormat::TlcDumpJson);
-    let ce = top
-        .get("counterexample")
-        .ok_or_else(|| r.err(top, "no `counterexample`", "this object"))?;
+    let ce = top.get("counterexample").unwrap_or(top);
     let Some(states) = ce.get("state").and_then(|s| s.as_array()) else {
         return Err(r.err(
             ce,
@@ -108,6 +121,9 @@ pub(crate) fn read_dump(name: &str, text: &str, top: &Spanned) -> Result<Trace, 
         if !order.is_empty() {
             vars.sort_by_key(|(k, _, _)| order.iter().position(|o| o == k).unwrap_or(usize::MAX));
         }
+        if t.states.iter().any(|s| s.number == n) {
+            return Err(r.err(s, format!("state {n} appears twice"), "again here"));
+        }
         t.states.push(TraceState {
             number: n,
             action: None,
@@ -115,6 +131,7 @@ pub(crate) fn read_dump(name: &str, text: &str, top: &Spanned) -> Result<Trace, 
             span: span_in(text, s.span.start, s.span.end - s.span.start),
         });
     }
+    t.states.sort_by_key(|s| s.number);
     if t.states.is_empty() {
         return Err(TraceError::NotATrace {
             name: name.to_string(),
@@ -182,6 +199,12 @@ pub(crate) fn read_dump(name: &str, text: &str, top: &Spanned) -> Result<Trace, 
         .states
         .iter()
         .find_map(|s| s.action.as_ref().and_then(|a| a.module.clone()));
+    // TLC dumps the trace only when it has a counterexample, but the file does not say of what.
+    t.violation = Some(TraceViolation {
+        kind: ViolationKind::Other,
+        name: None,
+        message: "TLC wrote this -dumpTrace json file for a counterexample; the file does not say what was violated".into(),
+    });
     t.note("-dumpTrace json cannot tell sets from sequences nor model values from strings: arrays are read as sequences, strings as strings, objects as records");
     t.check_variables_agree();
     Ok(t)
@@ -192,16 +215,19 @@ mod tests {
     use super::super::trace::read_trace_str;
     use super::*;
 
+    /// The shape TLC 2.20 writes (`JsonSerialize(CounterExample)`): no wrapper, no `vars`, members in TLC's
+    /// order, `state` and `action` as sets (here out of order on purpose).
     #[test]
     fn reads_states_actions_and_lasso() {
-        let text = r#"{"counterexample":{"action":[
-            [[1,{"s":[],"x":0}],{"name":"Add","location":{"beginLine":6,"beginColumn":11,"endLine":6,"endColumn":53,"module":"Demo"},"context":{"n":"n1"},"parameters":["n"]},[2,{"s":["n1"],"x":1}]],
-            [[2,{"s":["n1"],"x":1}],{"name":"Reset","location":{"beginLine":9,"module":"Demo"}},[1,{"s":[],"x":0}]]],
-          "state":[[1,{"s":[],"x":0}],[2,{"s":["n1"],"x":1}]]},"vars":["x","s"]}"#;
+        let text = r#"{"action":[[[2,{"s":["n1"],"x":1}],{"name":"Reset","location":{"beginLine":9,"module":"Demo"}},[1,{"s":[],"x":0}]],[[1,{"s":[],"x":0}],{"name":"Add","location":{"beginLine":6,"beginColumn":11,"endLine":6,"endColumn":53,"module":"Demo"},"context":{"n":"n1"},"parameters":["n"]},[2,{"s":["n1"],"x":1}]]],"state":[[2,{"s":["n1"],"x":1}],[1,{"s":[],"x":0}]]}"#;
         let t = &read_trace_str("d.json", text.into()).unwrap().traces[0];
         assert_eq!(t.format, TraceFormat::TlcDumpJson);
         assert_eq!(t.states.len(), 2);
-        assert_eq!(t.variables(), ["x", "s"]);
+        assert_eq!(
+            t.states.iter().map(|s| s.number).collect::<Vec<_>>(),
+            [1, 2]
+        );
+        assert_eq!(t.variables(), ["s", "x"]);
         assert_eq!(t.var(1, "s"), Some(&TlaValue::seq([TlaValue::str("n1")])));
         let a = t.states[1].action.as_ref().unwrap();
         assert_eq!(
@@ -209,11 +235,36 @@ mod tests {
             ("Add", Some(6), Some("Demo"))
         );
         assert_eq!(t.back_to_state, Some(0));
+        let v = t.violation.as_ref().unwrap();
+        assert_eq!((v.kind, v.name.as_deref()), (ViolationKind::Other, None));
         assert!(t.notes.iter().any(|n| n.contains("cannot tell sets")));
         assert!(
             t.notes.iter().any(|n| n.contains("n = \"n1\"")),
             "{:?}",
             t.notes
         );
+    }
+
+    #[test]
+    fn reads_the_counterexample_wrapper_with_vars_too() {
+        let text =
+            r#"{"counterexample":{"action":[],"state":[[1,{"s":[],"x":0}]]},"vars":["x","s"]}"#;
+        let t = &read_trace_str("d.json", text.into()).unwrap().traces[0];
+        assert_eq!(t.format, TraceFormat::TlcDumpJson);
+        assert_eq!(t.variables(), ["x", "s"]);
+    }
+
+    #[test]
+    fn itf_is_not_taken_for_a_dump() {
+        let text = r#"{"vars":["x"],"states":[{"x":1}],"state":[]}"#;
+        let t = &read_trace_str("d.json", text.into()).unwrap().traces[0];
+        assert_eq!(t.format, TraceFormat::Itf);
+    }
+
+    #[test]
+    fn a_state_twice_is_an_error() {
+        let text = r#"{"action":[],"state":[[1,{"x":0}],[1,{"x":1}]]}"#;
+        let e = read_trace_str("d.json", text.into()).unwrap_err();
+        assert!(e.to_string().contains("state 1 appears twice"), "{e}");
     }
 }

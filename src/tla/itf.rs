@@ -507,7 +507,7 @@ pub(crate) fn read_json_traces(name: &str, text: &str) -> Result<Vec<Trace>, Tra
         s
     };
     let top = shift(top);
-    if top.get("counterexample").is_some() {
+    if super::dump_json::is_dump(&top) {
         return Ok(vec![super::dump_json::read_dump(name, text, &top)?]);
     }
     let mut r = Reader {
