@@ -78,6 +78,29 @@ fn a_pipe_is_checked_as_it_goes_and_the_verdicts_follow_at_its_end() {
     assert_eq!(child.wait().unwrap().code(), Some(1));
 }
 
+/// Waits until process `pid` has `path` open (Linux: /proc/PID/fd); elsewhere, waits a second and says yes.
+fn holds_open(pid: u32, path: &Path, timeout: Duration) -> bool {
+    let fds = format!("/proc/{pid}/fd");
+    if !Path::new(&fds).exists() {
+        std::thread::sleep(Duration::from_secs(1));
+        return true;
+    }
+    let want = std::fs::canonicalize(path).unwrap();
+    let deadline = std::time::Instant::now() + timeout;
+    while std::time::Instant::now() < deadline {
+        let open = std::fs::read_dir(&fds)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|t| t == want));
+        if open {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
 #[test]
 fn follow_reports_a_violation_written_after_it_started_even_across_a_rotation() {
     let (name, lines) = violating_test_output();
@@ -91,7 +114,13 @@ fn follow_reports_a_violation_written_after_it_started_even_across_a_rotation() 
         .spawn()
         .unwrap();
     let out = lines_of(&mut child);
-    std::thread::sleep(Duration::from_millis(800));
+    // Rotate only once the follower holds the first file open (a slow start on a loaded machine would
+    // otherwise open the new file and never see the first part).
+    assert!(
+        holds_open(child.id(), &path, Duration::from_secs(30)),
+        "the follower opens the file"
+    );
+    std::thread::sleep(Duration::from_millis(300));
     assert!(out.try_recv().is_err(), "nothing violated yet");
     // log4j rolls the file over: the old one is renamed, the rest of the log goes to a new file.
     std::fs::rename(&path, path.with_extension("txt.1")).unwrap();

@@ -46,7 +46,8 @@ fn every_tlc_counterexample_replays_through_its_mirror_and_both_see_the_same_vio
             .join(spec.dir)
             .join("tlc");
         let (inv, states) = tlc_verdict(&dir.join("bug.out"));
-        for file in ["bug.out", "bug.tool.out"] {
+        // TLC 2.18 plain and -tool; TLC 2.20, whose labels carry the action's arguments.
+        for file in ["bug.out", "bug.tool.out", "bug.tlc2.20.out"] {
             let path = dir.join(file);
             let (code, out, err) = stdout_of(&["trace", path.to_str().unwrap()]);
             let want = format!(
@@ -396,4 +397,25 @@ fn every_corpus_trace_converts_to_itf_from_the_command_line() {
         n += 1;
     }
     assert!(n >= 16, "{n} corpus traces");
+}
+
+#[test]
+fn a_label_with_the_wrong_argument_diverges_where_tlc_named_it() {
+    let src =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/scm-finalization/tlc/bug.tlc2.20.out");
+    let text = std::fs::read_to_string(&src).unwrap();
+    assert!(text.contains("<BecomeLeader(s1) line"));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("relabelled.out");
+    std::fs::write(
+        &path,
+        text.replacen("<BecomeLeader(s1) line", "<BecomeLeader(s2) line", 1),
+    )
+    .unwrap();
+    let (code, out, _) = stdout_of(&["trace", path.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        out.starts_with("diverges at state 2 (scm-finalization"),
+        "{out}"
+    );
 }

@@ -190,6 +190,13 @@ pub fn dump_json_agrees(in_trace: &TlaValue, in_mirror: &TlaValue) -> bool {
     }
 }
 
+/// Does TLC's label `Register(s1,d2)` name the instance `Register(s1, d2)`? (Spacing differs between
+/// versions.)
+fn same_label(label: &str, instance: &str) -> bool {
+    let squeeze = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    squeeze(label) == squeeze(instance)
+}
+
 /// `Action(p1, p2)` as TLA+ writes an action instance.
 pub fn action_text(action: &str, params: &[TlaValue]) -> String {
     if params.is_empty() {
@@ -257,7 +264,10 @@ fn walk<M: Mirror>(mirror: &M, trace: &Trace) -> Result<Agreement, Divergence> {
         }
         let state = &trace.states[index];
         let want = values_in_mirror_order::<M>(trace, index)?;
-        let named = state.action.as_ref().map(|a| a.name.as_str());
+        // TLC 2.20 labels an action with its arguments (`BecomeLeader(s1)`), older TLC with its name alone.
+        let label = state.action.as_ref().map(|a| a.name.as_str());
+        let named = label.map(|l| l.split('(').next().unwrap_or(l).trim());
+        let with_args = label.filter(|l| l.contains('('));
         if let Some(name) = named {
             if !M::ACTIONS.contains(&name) {
                 return Err(Divergence {
@@ -277,6 +287,7 @@ fn walk<M: Mirror>(mirror: &M, trace: &Trace) -> Result<Agreement, Divergence> {
         let candidates: Vec<_> = steps
             .iter()
             .filter(|s| named.is_none_or(|n| s.action == n))
+            .filter(|s| with_args.is_none_or(|l| same_label(l, &action_text(s.action, &s.params))))
             .collect();
         // A state equal to the last is a stuttering step, which every TLA+ spec allows.
         if named.is_none() && state_agrees(lenient, &want, &mirror.to_tla(&current)) {
