@@ -215,7 +215,7 @@ pub fn main() -> i32 {
             if is_broken_pipe(&report) {
                 return EXIT_OK;
             }
-            eprintln!("{report:?}");
+            say!("{report:?}");
             EXIT_ERROR
         }
     }
@@ -357,7 +357,7 @@ pub use crate::render::safe::sanitize;
 
 /// `--verbose`: one line on stderr per line that belongs to no record, with its location.
 fn print_unparsed(path: &str, u: &UnparsedLine) {
-    eprintln!(
+    say!(
         "{}:{}: unparsed ({}): {}",
         sanitize(path),
         u.line,
@@ -384,7 +384,7 @@ fn reason_name(u: &UnparsedLine) -> String {
 /// Prints input errors to stderr; returns whether there were any.
 pub fn report_input_errors(stats: &InputStats) -> bool {
     for e in &stats.errors {
-        eprintln!(
+        say!(
             "{:?}",
             miette!(code = "ozone_conform::input", "{}", sanitize(e))
         );
@@ -422,7 +422,7 @@ fn cmd_events(args: &InputArgs) -> Result<i32, Report> {
         }
         had_errors |= report_input_errors(&stats);
         if stats.unparsed > 0 && !args.verbose {
-            eprintln!(
+            say!(
                 "{}: {} line(s) belong to no record (--verbose shows them)",
                 sanitize(&path),
                 stats.unparsed

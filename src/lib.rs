@@ -3,6 +3,14 @@
 //! Data flows one way: [`input`] (files, directories, globs, stdin, gzip) → [`scan`] (records with
 //! [`layout`]s, events with a [`grammar`]) → [`event`]s with spans and [`node`]s → models → reports.
 
+/// `eprintln!` that ignores a failed write: a closed stderr (`... 2>&1 | head`) must not crash a check.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub mod check;
 pub mod cli;
 pub mod event;

@@ -237,7 +237,7 @@ pub fn cmd_trace(
                         d.number, v.config
                     )
                     .map_err(out_err)?;
-                    eprintln!("{:?}", divergence_report(&file, m, &v.config, d));
+                    say!("{:?}", divergence_report(&file, m, &v.config, d));
                 }
             }
         }
@@ -256,7 +256,7 @@ pub fn cmd_convert(path: &Path, out_path: Option<&Path>) -> Result<i32, Report> 
     let text = serde_json::to_string_pretty(&json).map_err(|e| out_err(e.into()))?;
     write_output(out_path, &text)?;
     for n in notes {
-        eprintln!("note: {n}");
+        say!("note: {n}");
     }
     Ok(EXIT_OK)
 }
@@ -376,7 +376,7 @@ fn export_with<M: Mirror>(
     // The trace stops where the mirror first sees a violation, as TLC's traces do.
     let exported = &behaviour.steps[..trace.states.len() - 1];
     let inferred = exported.iter().filter(|s| s.event.is_none()).count();
-    eprintln!(
+    say!(
         "exported {} states of {} ({} steps witnessed by log lines, {inferred} inferred), {} = {}",
         trace.states.len(),
         M::MODULE,
@@ -389,7 +389,7 @@ fn export_with<M: Mirror>(
             .iter()
             .filter(|s| s.event.is_some())
             .count();
-        eprintln!(
+        say!(
             "the mirror finds {inv} violated at state {}; the trace stops there ({after} witnessed step(s) after it left out)",
             k + 1
         );
@@ -412,7 +412,7 @@ fn export_with<M: Mirror>(
                 .map(Path::to_path_buf)
                 .expect("checked before building the behaviour");
             let name = export::write_tla_files::<M>(&dir, &trace, &constants)?;
-            eprintln!(
+            say!(
                 "wrote {0}/{name}.tla, {0}/{name}.cfg and {0}/{1}.tla; check with: cd {0} && java -cp tla2tools.jar tlc2.TLC -config {name}.cfg {name}.tla",
                 dir.display(),
                 M::MODULE
