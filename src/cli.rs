@@ -738,8 +738,15 @@ fn check_live(
                 return;
             }
             let first = firsts.insert(report.model);
+            let found = crate::render::Found {
+                run: None,
+                timeline,
+                report,
+                violation: v,
+                first,
+            };
             if let Err(e) = renderer
-                .violation(&mut out, None, timeline, report, v, first)
+                .violation(&mut out, &found)
                 .and_then(|_| out.flush())
             {
                 write_error = Some(e);

@@ -3,7 +3,7 @@
 //! `scope: model: verdict: detail` (the scope is the run's file with `--per-file`, else `ozone-conform`).
 
 use super::safe::sanitize_cow as s;
-use super::{verdict_detail, verdict_name, Options, Renderer, Run};
+use super::{verdict_detail, verdict_name, Found, Options, Renderer, Run};
 use crate::check::ModelReport;
 use crate::model::Violation;
 use crate::timeline::Timeline;
@@ -52,16 +52,8 @@ impl Renderer for Concise {
         true
     }
 
-    fn violation(
-        &mut self,
-        out: &mut dyn Write,
-        _run: Option<&str>,
-        timeline: &Timeline,
-        _report: &ModelReport,
-        v: &Violation,
-        _first: bool,
-    ) -> io::Result<()> {
-        writeln!(out, "{}", violation_line(timeline, v))
+    fn violation(&mut self, out: &mut dyn Write, f: &Found) -> io::Result<()> {
+        writeln!(out, "{}", violation_line(f.timeline, f.violation))
     }
 
     fn verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {

@@ -1,6 +1,6 @@
 //! `--format full`: miette diagnostics with the log line, the causal chain and help, then the verdicts.
 
-use super::{Options, Renderer, Run};
+use super::{Found, Options, Renderer, Run};
 use crate::check::ModelReport;
 use crate::model::Violation;
 use crate::timeline::Timeline;
@@ -59,16 +59,8 @@ impl Renderer for Full {
         true
     }
 
-    fn violation(
-        &mut self,
-        out: &mut dyn Write,
-        _run: Option<&str>,
-        timeline: &Timeline,
-        report: &ModelReport,
-        v: &Violation,
-        _first: bool,
-    ) -> io::Result<()> {
-        self.write_violation(out, timeline, report, v)
+    fn violation(&mut self, out: &mut dyn Write, f: &Found) -> io::Result<()> {
+        self.write_violation(out, f.timeline, f.report, f.violation)
     }
 
     fn verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {

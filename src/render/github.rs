@@ -8,7 +8,7 @@
 //! interprets ANSI sequences. Plain lines start with `ozone-conform: `, so no log text can start a command.
 
 use super::safe::{github_data as data, github_property as prop, sanitize_cow};
-use super::{verdict_detail, verdict_name, Options, Renderer, Run};
+use super::{verdict_detail, verdict_name, Found, Options, Renderer, Run};
 use crate::check::ModelReport;
 use crate::model::{Verdict, Violation};
 use crate::timeline::Timeline;
@@ -126,16 +126,8 @@ impl Renderer for Github {
         true
     }
 
-    fn violation(
-        &mut self,
-        out: &mut dyn Write,
-        _run: Option<&str>,
-        timeline: &Timeline,
-        _report: &ModelReport,
-        v: &Violation,
-        _first: bool,
-    ) -> io::Result<()> {
-        self.annotate(out, timeline, v)
+    fn violation(&mut self, out: &mut dyn Write, f: &Found) -> io::Result<()> {
+        self.annotate(out, f.timeline, f.violation)
     }
 
     fn verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {

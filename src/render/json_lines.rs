@@ -2,7 +2,7 @@
 //! violation object of the JSON contract with `"type": "violation"`, its `model`, and `run` (the input file
 //! with `--per-file`, else `null`); each model's verdict follows as `"type": "verdict"`.
 
-use super::{Options, Renderer, Run};
+use super::{Found, Options, Renderer, Run};
 use crate::check::ModelReport;
 use crate::model::Violation;
 use crate::timeline::Timeline;
@@ -62,16 +62,11 @@ impl Renderer for JsonLines {
         true
     }
 
-    fn violation(
-        &mut self,
-        out: &mut dyn Write,
-        run: Option<&str>,
-        timeline: &Timeline,
-        report: &ModelReport,
-        v: &Violation,
-        first: bool,
-    ) -> io::Result<()> {
-        line(out, &violation(run, timeline, report, v, first))
+    fn violation(&mut self, out: &mut dyn Write, f: &Found) -> io::Result<()> {
+        line(
+            out,
+            &violation(f.run, f.timeline, f.report, f.violation, f.first),
+        )
     }
 
     fn verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {

@@ -92,6 +92,16 @@ impl Run<'_> {
     }
 }
 
+/// A violation as a line format writes it: where it was found and whether it is its model's first.
+pub struct Found<'a> {
+    /// The run's name (with `--per-file`).
+    pub run: Option<&'a str>,
+    pub timeline: &'a Timeline,
+    pub report: &'a ModelReport,
+    pub violation: &'a Violation,
+    pub first: bool,
+}
+
 /// A format. The line formats implement [`Renderer::violation`] and [`Renderer::verdicts`], which write as
 /// they are called (a live check streams through them) and make up the provided [`Renderer::run`]; the
 /// document formats gather in `run` and write at `end`.
@@ -103,7 +113,14 @@ pub trait Renderer {
     fn run(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
         for r in run.reports {
             for (k, v) in Run::shown(r, self.all()).into_iter().enumerate() {
-                self.violation(out, run.name, run.timeline, r, v, k == 0)?;
+                let found = Found {
+                    run: run.name,
+                    timeline: run.timeline,
+                    report: r,
+                    violation: v,
+                    first: k == 0,
+                };
+                self.violation(out, &found)?;
             }
         }
         self.verdicts(out, run)
@@ -118,16 +135,8 @@ pub trait Renderer {
     fn streams(&self) -> bool {
         false
     }
-    /// One violation, written at once; `first` says it is its model's first.
-    fn violation(
-        &mut self,
-        _out: &mut dyn Write,
-        _run: Option<&str>,
-        _timeline: &Timeline,
-        _report: &ModelReport,
-        _v: &Violation,
-        _first: bool,
-    ) -> io::Result<()> {
+    /// One violation, written at once.
+    fn violation(&mut self, _out: &mut dyn Write, _found: &Found) -> io::Result<()> {
         Ok(())
     }
     /// A run's verdicts, after its violations.
