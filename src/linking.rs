@@ -354,6 +354,18 @@ fn export_with<M: Mirror>(
             M::MODULE
         ));
     }
+    let mut probe = witnessed.constants.clone();
+    probe.insert(
+        M::PATCH_CONSTANT.to_string(),
+        crate::tla::value::TlaValue::Bool(false),
+    );
+    if let Err(e) = M::new(&probe) {
+        return Err(miette!(
+            code = "ozone_conform::export::constants",
+            "the {} mirror cannot be built for what these logs show: {e}",
+            M::MODEL
+        ));
+    }
     let (patched, constants, behaviour) = match export::build_either::<M>(&witnessed) {
         Ok(b) => b,
         Err(stuck) => {

@@ -253,9 +253,9 @@ pub fn build_either<M: Mirror>(
     for patched in [false, true] {
         let mut constants = witnessed.constants.clone();
         constants.insert(M::PATCH_CONSTANT.to_string(), TlaValue::Bool(patched));
-        let mirror = match M::new(&constants) {
-            Ok(m) => m,
-            Err(e) => panic!("the model's witness constants are complete: {e}"),
+        // Callers check the constants first (`linking` reports a bad one as an input error).
+        let Ok(mirror) = M::new(&constants) else {
+            continue;
         };
         match build(&mirror, witnessed) {
             Ok(b) => return Ok((patched, constants, b)),
@@ -268,7 +268,12 @@ pub fn build_either<M: Mirror>(
             }
         }
     }
-    Err(first_stuck.expect("tried at least once"))
+    Err(first_stuck.unwrap_or_else(|| Stuck {
+        witness: 0,
+        event: witnessed.witnesses.first().map_or(0, |w| w.event),
+        action: "(no mirror for these constants)".into(),
+        searched: 0,
+    }))
 }
 
 /// The behaviour as a trace: one state per step, each labelled with its action and, in the notes, whether
