@@ -419,3 +419,19 @@ fn a_label_with_the_wrong_argument_diverges_where_tlc_named_it() {
         "{out}"
     );
 }
+
+#[test]
+fn trace_json_says_the_same_as_the_text() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/recon-om-sync/tlc/bug.out");
+    let (code, out, err) = stdout_of(&["trace", src.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let t = &v[0];
+    assert_eq!(t["model"], "recon-om-sync");
+    assert_eq!(t["config"], "ReconOmSync.cfg");
+    assert_eq!(t["conforms"], true);
+    assert_eq!(t["states"], 8);
+    assert_eq!(t["violated"]["invariant"], "DerivedTasksMatchOmLineage");
+    assert_eq!(t["violated"]["state"], 8);
+    assert_eq!(t["actions"].as_array().unwrap().len(), 7);
+}
