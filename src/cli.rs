@@ -42,7 +42,7 @@ pub enum Command {
     /// Replay a TLA+ trace (TLC output, TLC -simulate dump, -dumpTrace json, ITF) through the Rust mirror of
     /// its spec, state by state, and say whether they agree.
     Trace {
-        /// The trace file.
+        /// The trace file, or `-` for stdin (e.g. TLC's output piped in).
         #[arg(value_name = "FILE")]
         file: PathBuf,
         /// The model whose spec the trace is of (default: from the trace's module name or variables).
@@ -57,7 +57,7 @@ pub enum Command {
     },
     /// Convert any readable TLA+ trace to ITF JSON.
     Convert {
-        /// The trace file.
+        /// The trace file, or `-` for stdin.
         #[arg(value_name = "FILE")]
         file: PathBuf,
         /// The format to write (ITF is the one there is).

@@ -27,6 +27,17 @@ struct DivergenceReport {
     help: Option<String>,
 }
 
+/// Reads a trace file, or standard input for `-` (`java … tlc2.TLC … | ozone-conform trace -`).
+fn read_trace(path: &Path) -> Result<TraceFile, Report> {
+    if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+            .map_err(|e| miette!(code = "ozone_conform::input", "cannot read stdin: {e}"))?;
+        return Ok(crate::tla::trace::read_trace_bytes("-", bytes)?);
+    }
+    Ok(read_trace_file(path)?)
+}
+
 /// Which model a trace belongs to: the one named, else the one whose module the trace names, else the one
 /// whose variables are exactly the trace's.
 fn model_of(trace: &Trace, named: Option<&str>) -> Result<&'static str, String> {
@@ -175,7 +186,7 @@ pub fn cmd_trace(
     config: Option<&Path>,
     json: bool,
 ) -> Result<i32, Report> {
-    let file = read_trace_file(path)?;
+    let file = read_trace(path)?;
     let mut exit = EXIT_OK;
     let mut results = Vec::new();
     let stdout = std::io::stdout();
@@ -251,7 +262,7 @@ pub fn cmd_trace(
 
 /// `ozone-conform convert FILE --to itf [-o OUT]`.
 pub fn cmd_convert(path: &Path, out_path: Option<&Path>) -> Result<i32, Report> {
-    let file = read_trace_file(path)?;
+    let file = read_trace(path)?;
     let (json, notes) = crate::tla::convert::convert_to_itf(&file);
     let text = serde_json::to_string_pretty(&json).map_err(|e| out_err(e.into()))?;
     write_output(out_path, &text)?;

@@ -435,3 +435,18 @@ fn trace_json_says_the_same_as_the_text() {
     assert_eq!(t["violated"]["state"], 8);
     assert_eq!(t["actions"].as_array().unwrap().len(), 7);
 }
+
+#[test]
+fn tlc_output_piped_on_stdin_replays_like_the_file() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/scm-secret-keys/tlc/bug.tool.out");
+    let out = bin()
+        .args(["trace", "-"])
+        .write_stdin(std::fs::read(&src).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "conforms: 8 states (scm-secret-keys, ScmSecretKeys.cfg); KeyFileCoversDb violated at state 8 in both"
+    );
+}
