@@ -279,11 +279,7 @@ pub fn load_timeline(
         .map_err(|_| miette!(code = "ozone_conform::usage", "--max-skew is too large"))?;
     let p = prepare(args)?;
     let verbose = args.verbose;
-    let on_unparsed = move |path: &str, u: &UnparsedLine| {
-        if verbose {
-            print_unparsed(path, u);
-        }
-    };
+    let on_unparsed = unparsed_printer(verbose);
     let timeline =
         crate::timeline::build(&p.sources, &p.grammar, &p.options, max_skew, &on_unparsed);
     let mut had_errors = false;
@@ -364,6 +360,15 @@ fn print_unparsed(path: &str, u: &UnparsedLine) {
         reason_name(u),
         sanitize(&u.text)
     );
+}
+
+/// The `on_unparsed` callback of a timeline build: prints each unparsed line with `--verbose`.
+fn unparsed_printer(verbose: bool) -> impl Fn(&str, &UnparsedLine) + Sync {
+    move |path: &str, u: &UnparsedLine| {
+        if verbose {
+            print_unparsed(path, u);
+        }
+    }
 }
 
 fn report_unparsed(verbose: bool, path: &str) -> impl FnMut(&UnparsedLine) + '_ {
@@ -634,11 +639,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         crate::progress::wanted(format, args.verbose).then(|| crate::progress::start(&p.sources));
     p.options.progress = progress.clone();
     let verbose = args.verbose;
-    let on_unparsed = move |path: &str, u: &UnparsedLine| {
-        if verbose {
-            print_unparsed(path, u);
-        }
-    };
+    let on_unparsed = unparsed_printer(verbose);
     let mut renderer = crate::render::renderer(format, render_options(all, per_file));
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
@@ -714,11 +715,7 @@ fn check_live(
     verbose: bool,
 ) -> Result<i32, Report> {
     use crate::model::Verdict;
-    let on_unparsed = move |path: &str, u: &UnparsedLine| {
-        if verbose {
-            print_unparsed(path, u);
-        }
-    };
+    let on_unparsed = unparsed_printer(verbose);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     renderer.begin(&mut out).map_err(out_err)?;

@@ -6,7 +6,7 @@ use crate::spec::export;
 use crate::spec::replay::{self, Divergence, Outcome};
 use crate::spec::{shipped, Constants, Mirror, SHIPPED};
 use crate::timeline::Timeline;
-use crate::tla::trace::{read_trace_file, Trace, TraceFile};
+use crate::tla::trace::{read_trace_file, Trace, TraceFile, TraceFormat};
 use crate::with_mirror;
 use miette::{miette, Diagnostic, NamedSource, Report, SourceSpan};
 use std::io::Write;
@@ -106,6 +106,9 @@ fn configs_for(model: &str, config: Option<&Path>) -> Result<Vec<(String, Consta
 
 /// Constants an exported ITF trace carries in its `#meta`, as TLA+ expressions.
 fn constants_in_itf_meta(file: &TraceFile) -> Option<Constants> {
+    if !file.traces.iter().any(|t| t.format == TraceFormat::Itf) {
+        return None;
+    }
     let json: serde_json::Value = serde_json::from_str(&file.text).ok()?;
     let meta = json.get("#meta")?.get("constants")?.as_object()?;
     let cfg: String = std::iter::once("CONSTANTS\n".to_string())
@@ -191,12 +194,16 @@ pub fn cmd_trace(
     let mut results = Vec::new();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
+    let meta_constants = config
+        .is_none()
+        .then(|| constants_in_itf_meta(&file))
+        .flatten();
     for (i, trace) in file.traces.iter().enumerate() {
         let m =
             model_of(trace, model).map_err(|e| miette!(code = "ozone_conform::usage", "{e}"))?;
-        let configs = match (config, constants_in_itf_meta(&file)) {
-            (None, Some(c)) => vec![("#meta.constants".to_string(), c)],
-            _ => configs_for(m, config)?,
+        let configs = match &meta_constants {
+            Some(c) => vec![("#meta.constants".to_string(), c.clone())],
+            None => configs_for(m, config)?,
         };
         let v = replay_trace(m, &configs, trace)?;
         let which = if file.traces.len() > 1 {

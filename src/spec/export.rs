@@ -381,7 +381,8 @@ pub fn to_tla_module<M: Mirror>(trace: &Trace) -> String {
             collect_model_values(v, &mut model_values);
         }
     }
-    model_values.retain(|mv| !spec_constants::<M>().contains(mv));
+    let declared = spec_constants::<M>();
+    model_values.retain(|mv| !declared.contains(mv));
     if !model_values.is_empty() {
         let names: Vec<&str> = model_values.iter().map(String::as_str).collect();
         let _ = writeln!(m, "CONSTANTS {}\n", names.join(", "));
@@ -474,7 +475,8 @@ pub fn to_tla_cfg<M: Mirror>(constants: &Constants) -> String {
     for value in constants.values() {
         collect_model_values(value, &mut model_values);
     }
-    model_values.retain(|mv| !spec_constants::<M>().contains(mv));
+    let declared = spec_constants::<M>();
+    model_values.retain(|mv| !declared.contains(mv));
     for mv in &model_values {
         let _ = writeln!(c, "    {mv} = {mv}");
     }
