@@ -106,7 +106,7 @@ pub(crate) mod testkit {
     pub fn tlc_jar() -> Option<String> {
         let jar = std::env::var("TLC_JAR").ok();
         if jar.is_none() {
-            eprintln!("TLC_JAR is not set: skipping the TLC run");
+            eprintln!("SKIPPED: TLC_JAR is not set, so this TLC run is skipped");
         }
         jar
     }
