@@ -219,7 +219,7 @@ fn bench_replay(c: &mut Criterion) {
     g.bench_function("four_models_1M_events", |b| {
         b.iter(|| {
             let reports =
-                ozone_conform::check::replay(&timeline, ozone_conform::model::all_models());
+                ozone_conform::check::replay(&timeline, ozone_conform::check::monitors(&[]));
             black_box(reports.len())
         })
     });
@@ -230,23 +230,31 @@ fn bench_replay(c: &mut Criterion) {
 /// breadth-first search over the whole fixed-config state space of ScmSecretKeys (48,158 states, 226,988
 /// successors generated) that its unit test compares with TLC.
 fn bench_tla(c: &mut Criterion) {
-    use ozone_conform::spec::scm_secret_keys::ScmSecretKeys;
-    use ozone_conform::spec::{Mirror, SHIPPED};
+    use ozone_conform::bugs::scm_secret_keys::mirror::ScmSecretKeys;
+    use ozone_conform::spec::Mirror;
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let bug = std::fs::read_to_string(root.join("traces/scm-finalization/tlc/bug.out")).unwrap();
     let mut g = c.benchmark_group("tla");
     g.throughput(Throughput::Bytes(bug.len() as u64));
     g.bench_function("read_tlc_output_and_replay", |b| {
-        let cfg = ozone_conform::tla::cfg::parse_cfg("c", SHIPPED[1].configs[0].1).unwrap();
+        let cfg = ozone_conform::tla::cfg::parse_cfg(
+            "c",
+            ozone_conform::bugs::BUGS[1].mirror.spec().configs[0].1,
+        )
+        .unwrap();
         b.iter(|| {
-            let f = ozone_conform::tla::trace::read_trace_str("bug.out", bug.clone()).unwrap();
+            let f = ozone_conform::tla::read::read_trace_str("bug.out", bug.clone()).unwrap();
             ozone_conform::spec::replay::replay::<
-                ozone_conform::spec::scm_finalization::ScmFinalization,
+                ozone_conform::bugs::scm_finalization::mirror::ScmFinalization,
             >(&cfg.constants, &f.traces[0])
             .unwrap()
         })
     });
-    let fixed = ozone_conform::tla::cfg::parse_cfg("f", SHIPPED[0].configs[1].1).unwrap();
+    let fixed = ozone_conform::tla::cfg::parse_cfg(
+        "f",
+        ozone_conform::bugs::BUGS[0].mirror.spec().configs[1].1,
+    )
+    .unwrap();
     let mirror = ScmSecretKeys::new(&fixed.constants).unwrap();
     g.throughput(Throughput::Elements(226_988));
     g.sample_size(10);

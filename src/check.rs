@@ -1,7 +1,7 @@
 //! The replay engine: steps the selected models over the merged timeline and decides their verdicts.
 
-use crate::model::lifecycle::Lifecycle;
-use crate::model::{all_models, Ctx, Model, Spec, Verdict, Violation};
+use crate::bugs::{Bug, BUGS};
+use crate::model::{Ctx, Model, Spec, Verdict, Violation};
 use crate::timeline::Timeline;
 use crate::vocab::EventKind;
 use std::collections::HashSet;
@@ -28,24 +28,30 @@ impl ModelReport {
     }
 }
 
-/// Selects models by name; `None` selects all four.
+/// Fresh monitors of these bugs; none selects every bug.
+pub fn monitors(bugs: &[Bug]) -> Vec<Box<dyn Model>> {
+    let chosen: Vec<&Bug> = if bugs.is_empty() {
+        BUGS.iter().collect()
+    } else {
+        BUGS.iter().filter(|b| bugs.contains(b)).collect()
+    };
+    chosen.into_iter().map(|b| (b.monitor)()).collect()
+}
+
+/// Monitors by model name (`None` of an unknown name, the error naming the known ones); none selects all.
 pub fn select(names: &[String]) -> Result<Vec<Box<dyn Model>>, String> {
-    let all = all_models();
-    if names.is_empty() {
-        return Ok(all);
-    }
-    for n in names {
-        if !all.iter().any(|m| m.name() == n) {
-            return Err(format!(
-                "unknown model `{n}`; the models are {}",
-                crate::model::MODEL_NAMES.join(", ")
-            ));
-        }
-    }
-    Ok(all
-        .into_iter()
-        .filter(|m| names.iter().any(|n| n == m.name()))
-        .collect())
+    let bugs = names
+        .iter()
+        .map(|n| {
+            crate::bugs::by_name(n).copied().ok_or_else(|| {
+                format!(
+                    "unknown model `{n}`; the models are {}",
+                    crate::bugs::names()
+                )
+            })
+        })
+        .collect::<Result<Vec<Bug>, String>>()?;
+    Ok(monitors(&bugs))
 }
 
 /// Replays the timeline through the models.
@@ -61,7 +67,6 @@ pub fn replay_until(
     at_end: bool,
 ) -> Vec<ModelReport> {
     let cx = Ctx { timeline };
-    let mut lifecycle = Lifecycle::default();
     let mut found: Vec<Vec<Violation>> = models.iter().map(|_| Vec::new()).collect();
     // Which models read which event kinds, asked once rather than per event.
     let reads: Vec<Vec<bool>> = models
@@ -75,7 +80,7 @@ pub fn replay_until(
         })
         .collect();
     for (i, e) in timeline.events.iter().enumerate() {
-        let life = lifecycle.observe(i, e, timeline.is_test_output(e.span.input));
+        let life = timeline.life[i];
         for ((m, out), reads) in models.iter_mut().zip(found.iter_mut()).zip(&reads) {
             if life.is_some() || reads[e.kind as usize] {
                 m.step(&cx, i, e, life, out);

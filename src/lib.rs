@@ -11,20 +11,20 @@ macro_rules! say {
     }};
 }
 
+pub mod bugs;
 pub mod check;
 pub mod cli;
 pub mod event;
 pub mod grammar;
 pub mod input;
 pub mod layout;
-pub mod linking;
+pub mod lifecycle;
 pub mod live;
 pub mod lsp;
 pub mod model;
 pub mod node;
 pub mod progress;
 pub mod render;
-pub mod report;
 pub mod scan;
 pub mod spec;
 pub mod time;

@@ -7,7 +7,7 @@
 //! makes, and a violation already reported is not reported again. Memory grows with the *events* (the few
 //! lines the grammar turns into events), not with the input: lines are not kept.
 
-use crate::check::{replay_until, select, ModelReport};
+use crate::check::{monitors, replay_until, ModelReport};
 use crate::event::Event;
 use crate::grammar::Grammar;
 use crate::input::Source;
@@ -36,7 +36,7 @@ fn identity(timeline: &Timeline, model: &'static str, v: &Violation) -> Seen {
     let span = timeline.events[v.primary].span;
     (
         model,
-        v.invariant,
+        v.invariant.name,
         v.instance.clone(),
         span.input,
         span.line,
@@ -50,7 +50,7 @@ pub fn check_live(
     sources: &[Source],
     grammar: &Grammar,
     options: &ScanOptions,
-    models: &[String],
+    models: &[crate::bugs::Bug],
     all: bool,
     max_skew_ms: i64,
     utc_offset_ms: Option<i64>,
@@ -130,7 +130,7 @@ pub fn check_live(
             if news.swap(false, Ordering::AcqRel) {
                 let started = std::time::Instant::now();
                 let timeline = snapshot(false);
-                let models = select(models).expect("model names were checked before");
+                let models = monitors(models);
                 let reports = replay_until(&timeline, models, false);
                 report_new(&timeline, &reports);
                 pause = TICK.max(started.elapsed() * 2);
@@ -138,7 +138,7 @@ pub fn check_live(
         }
     });
     let timeline = snapshot(true);
-    let models = select(models).expect("model names were checked before");
+    let models = monitors(models);
     let reports = replay_until(&timeline, models, true);
     report_new(&timeline, &reports);
     (timeline, reports)

@@ -444,7 +444,7 @@ impl<W: Write> Server<W> {
         let timeline =
             crate::timeline::build(&sources, grammar, &options, self.max_skew_ms, &|_, _| {});
         let _ = std::fs::remove_dir_all(&tmp);
-        let reports = crate::check::replay(&timeline, crate::model::all_models());
+        let reports = crate::check::replay(&timeline, crate::check::monitors(&[]));
 
         let mut messages = Vec::new();
         for s in &timeline.inputs {
@@ -613,22 +613,15 @@ fn violation_diagnostic(
     report: &ModelReport,
     v: &Violation,
 ) -> Option<Diagnostic> {
-    let invariant = crate::model::all_models()
-        .into_iter()
-        .find(|m| m.name() == report.model)
-        .and_then(|m| {
-            m.invariants()
-                .iter()
-                .find(|i| i.name == v.invariant)
-                .copied()
-        });
-    let spec_at = crate::report::spec_line(report.spec.path, v.invariant)
+    let invariant = v.invariant;
+    let spec_at = crate::render::report::spec_line(report.spec.path, invariant.name)
         .map(|l| format!("{}:{l}", report.spec.path))
         .unwrap_or_else(|| report.spec.path.to_string());
     let mut message = format!("{} ({})", v.message, v.primary_label);
-    if let Some(i) = invariant {
-        message.push_str(&format!("\n{}: {}. {}", v.invariant, i.summary, i.advice));
-    }
+    message.push_str(&format!(
+        "\n{}: {}. {}",
+        invariant, invariant.summary, invariant.advice
+    ));
     message.push_str(&format!(
         "\nSpec: {} {} ({spec_at}). Upstream issue: {}.",
         report.spec.module, v.invariant, report.spec.issue
@@ -650,7 +643,7 @@ fn violation_diagnostic(
     Some(Diagnostic {
         range: message_range(timeline, v.primary),
         severity: Some(DiagnosticSeverity::ERROR),
-        code: Some(NumberOrString::String(v.code.to_string())),
+        code: Some(NumberOrString::String(v.invariant.code.to_string())),
         code_description: issue_link(report.spec.issue),
         source: Some("ozone-conform".into()),
         message,
@@ -661,7 +654,7 @@ fn violation_diagnostic(
             "invariant": v.invariant,
             "node": v.node.as_deref(),
             "spec": {"module": report.spec.module, "path": report.spec.path,
-                     "line": crate::report::spec_line(report.spec.path, v.invariant)},
+                     "line": crate::render::report::spec_line(report.spec.path, invariant.name)},
         })),
     })
 }
@@ -671,9 +664,7 @@ fn inconclusive_diagnostic(
     timeline: &Timeline,
     report: &ModelReport,
 ) -> Option<(usize, Diagnostic)> {
-    let model = crate::model::all_models()
-        .into_iter()
-        .find(|m| m.name() == report.model)?;
+    let model = (crate::bugs::by_name(report.model)?.monitor)();
     let input = timeline
         .events
         .iter()

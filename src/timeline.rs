@@ -8,6 +8,7 @@
 use crate::event::{Event, NodeSource};
 use crate::grammar::Grammar;
 use crate::input::Source;
+use crate::lifecycle::{LifeStep, Lifecycle};
 use crate::scan::{scan_input, InputStats, ScanOptions, UnparsedLine};
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
@@ -46,6 +47,9 @@ pub struct Timeline {
     /// Nodes whose logs begin with their start (a banner, an in-JVM start, or SCM construction): their
     /// whole run is in view.
     pub started_in_view: std::collections::HashSet<Arc<str>>,
+    /// The lifecycle step each event makes for its node (same index as `events`), computed once here so that
+    /// every monitor and every witness table sees the same starts, stops and crashes.
+    pub life: Vec<Option<LifeStep>>,
 }
 
 /// Scans every input (in parallel) and merges their events.
@@ -226,7 +230,20 @@ pub fn from_events(
             }
         }
     }
+    let mut lifecycle = Lifecycle::default();
+    let life = events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let test = test_output
+                .get(e.span.input as usize)
+                .copied()
+                .unwrap_or(false);
+            lifecycle.observe(i, e, test)
+        })
+        .collect();
     Timeline {
+        life,
         inputs,
         events,
         graph: merged_graph,
@@ -276,7 +293,7 @@ impl Timeline {
     /// Is input `input` (an `Event::span.input`) single-JVM test output? What [`Lifecycle::observe`] needs
     /// to know: test output has no banners, so a start there never implies a crash.
     ///
-    /// [`Lifecycle::observe`]: crate::model::lifecycle::Lifecycle::observe
+    /// [`Lifecycle::observe`]: crate::lifecycle::Lifecycle::observe
     #[inline]
     pub fn is_test_output(&self, input: u32) -> bool {
         self.test_output

@@ -292,7 +292,13 @@ fn usage_errors_exit_2() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown model `nope`"));
+    // clap checks `--model` against the registry and lists every model it knows.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("invalid value 'nope' for '--model <NAME>'"), "{err}");
+    assert!(
+        err.contains("scm-secret-keys, scm-finalization, dn-finalize-block, recon-om-sync"),
+        "{err}"
+    );
     let out = bin()
         .args(["check", "tests/fixtures/logs/edge/garbage.bin"])
         .output()

@@ -2,16 +2,20 @@
 //! behaviours of every mirror survive export to ITF, parsing and replay unchanged.
 
 use assert_cmd::Command;
-use ozone_conform::spec::export::{to_trace, Behaviour, BehaviourStep};
-use ozone_conform::spec::replay::{replay_with, Outcome};
-use ozone_conform::spec::{Constants, Mirror, SHIPPED};
-use ozone_conform::tla::trace::read_trace_str;
-use ozone_conform::with_mirror;
+use ozone_conform::bugs::{Bug, BUGS};
+use ozone_conform::spec::replay::Outcome;
+use ozone_conform::spec::{Constants, ShippedSpec};
+use ozone_conform::tla::read::read_trace_str;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 
 fn bin() -> Command {
     Command::cargo_bin("ozone-conform").expect("binary builds")
+}
+
+/// Every shipped spec, in registry order.
+fn shipped() -> impl Iterator<Item = &'static ShippedSpec> {
+    BUGS.iter().map(|b| b.mirror.spec())
 }
 
 fn stdout_of(args: &[&str]) -> (i32, String, String) {
@@ -41,7 +45,7 @@ fn tlc_verdict(bug_out: &Path) -> (String, usize) {
 
 #[test]
 fn every_tlc_counterexample_replays_through_its_mirror_and_both_see_the_same_violation() {
-    for spec in SHIPPED {
+    for spec in shipped() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join(spec.dir)
             .join("tlc");
@@ -70,7 +74,7 @@ fn every_tlc_counterexample_replays_through_its_mirror_and_both_see_the_same_vio
 /// the dump's last state.
 #[test]
 fn every_tlc_dump_json_replays_through_its_mirror() {
-    for spec in SHIPPED {
+    for spec in shipped() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join(spec.dir)
             .join("tlc");
@@ -100,7 +104,7 @@ fn every_tlc_dump_json_replays_through_its_mirror() {
 
 #[test]
 fn every_tlc_simulation_replays_through_its_mirror_with_no_violation() {
-    for spec in SHIPPED {
+    for spec in shipped() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join(spec.dir)
             .join("tlc/simulate");
@@ -162,37 +166,6 @@ fn a_tampered_trace_diverges_at_the_tampered_state_with_the_variable_named() {
     insta::assert_snapshot!("trace_divergence", stderr);
 }
 
-/// A random walk of `len` steps from the mirror's initial state, choosing successors by `choices`.
-fn random_behaviour<M: Mirror>(mirror: &M, choices: &[usize]) -> Behaviour<M::State> {
-    let mut states = vec![mirror.init().remove(0)];
-    let mut steps = Vec::new();
-    let mut violated = mirror.first_violated(&states[0]).map(|inv| (inv, 0));
-    for c in choices {
-        if violated.is_some() {
-            break;
-        }
-        let next = mirror.next(states.last().unwrap());
-        if next.is_empty() {
-            break;
-        }
-        let step = next[c % next.len()].clone();
-        steps.push(BehaviourStep {
-            action: step.action,
-            params: step.params,
-            event: None,
-        });
-        states.push(step.next);
-        violated = mirror
-            .first_violated(states.last().unwrap())
-            .map(|inv| (inv, states.len() - 1));
-    }
-    Behaviour {
-        states,
-        steps,
-        violated,
-    }
-}
-
 fn constants_of(config_text: &str) -> Constants {
     ozone_conform::tla::cfg::parse_cfg("shipped.cfg", config_text)
         .expect("shipped configs parse")
@@ -200,20 +173,28 @@ fn constants_of(config_text: &str) -> Constants {
 }
 
 /// Export → ITF text → parse → replay gives back the very actions and states.
-fn export_parse_replay<M: Mirror>(
+fn export_parse_replay(
+    bug: &Bug,
     config_text: &str,
     choices: &[usize],
 ) -> Result<(), TestCaseError> {
-    let mirror = M::new(&constants_of(config_text)).expect("shipped constants");
-    let b = random_behaviour(&mirror, choices);
-    let trace = to_trace(&mirror, &b, |_| String::new());
-    let itf = serde_json::to_string(&ozone_conform::tla::itf::to_itf(&trace)).unwrap();
+    let constants = constants_of(config_text);
+    let b = bug
+        .mirror
+        .walk(&constants, choices)
+        .expect("shipped constants");
+    let trace = &b.trace;
+    let itf = serde_json::to_string(&ozone_conform::tla::itf::to_itf(trace)).unwrap();
     let file = read_trace_str("random.itf.json", itf).expect("our ITF parses");
     prop_assert_eq!(file.traces.len(), 1);
     let back = &file.traces[0];
-    prop_assert_eq!(back.states.len(), b.states.len());
+    prop_assert_eq!(back.states.len(), b.steps.len() + 1);
     // A walk into a violating state ends there and claims it, as TLC's traces do; replay agrees on both.
-    match replay_with(&mirror, back) {
+    match bug
+        .mirror
+        .replay(&constants, back)
+        .expect("shipped constants")
+    {
         Outcome::Conforms(a) => {
             // Traces name actions without parameters, and two instances (`Crash(d1)`, `Crash(d2)`) may reach
             // the same state: the replay must agree on every state and every action's name.
@@ -221,7 +202,7 @@ fn export_parse_replay<M: Mirror>(
             let want: Vec<String> = b.steps.iter().map(|s| s.action.to_string()).collect();
             let got: Vec<String> = a.actions.iter().map(|s| name(s)).collect();
             prop_assert_eq!(got, want);
-            prop_assert_eq!(a.states, b.states.len());
+            prop_assert_eq!(a.states, b.steps.len() + 1);
             prop_assert_eq!(
                 a.violated,
                 b.violated.map(|(inv, k)| (inv.to_string(), k + 1))
@@ -243,9 +224,9 @@ proptest! {
         fixed in any::<bool>(),
         choices in proptest::collection::vec(any::<usize>(), 0..40),
     ) {
-        let spec = &SHIPPED[model];
-        let config = spec.configs[usize::from(fixed)].1;
-        with_mirror!(spec.model, M => export_parse_replay::<M>(config, &choices)?, _ => unreachable!());
+        let bug = &BUGS[model];
+        let config = bug.mirror.spec().configs[usize::from(fixed)].1;
+        export_parse_replay(bug, config, &choices)?;
     }
 }
 
@@ -270,7 +251,7 @@ fn scenario_logs(model: &str, case: &str) -> Vec<String> {
 #[test]
 fn exports_of_the_scenarios_replay_and_agree_with_tlcs_verdicts() {
     let dir = tempfile::tempdir().unwrap();
-    for spec in SHIPPED {
+    for spec in shipped() {
         for (case, exit) in [("healthy", 0), ("violating", 1)] {
             let itf = dir.path().join(format!("{}-{case}.itf.json", spec.model));
             let mut args = vec!["export".to_string()];
@@ -290,7 +271,7 @@ fn exports_of_the_scenarios_replay_and_agree_with_tlcs_verdicts() {
                 assert!(out.contains("no invariant violated in either"), "{out}");
                 assert!(tlc_text.contains("Model checking completed. No error has been found."));
             } else {
-                let tlc_trace = &ozone_conform::tla::trace::read_trace_file(&tlc)
+                let tlc_trace = &ozone_conform::tla::read::read_trace_file(&tlc)
                     .unwrap()
                     .traces[0];
                 let inv = tlc_trace.violation.as_ref().unwrap().name.clone().unwrap();
@@ -324,7 +305,7 @@ fn export_to_tla_writes_the_trace_module_its_config_and_the_spec() {
     assert!(cfg.contains("INIT TraceInit") && cfg.contains("KeyFileCoversDb"));
     assert!(cfg.contains("Nodes = {scm1, scm2, scm3}"), "{cfg}");
     let spec = std::fs::read_to_string(out.join("ScmSecretKeys.tla")).unwrap();
-    assert_eq!(spec, SHIPPED[0].tla);
+    assert_eq!(spec, BUGS[0].mirror.spec().tla);
     // Without a directory there is nowhere to put three files.
     let (code, _, err) = stdout_of(&[
         "export",

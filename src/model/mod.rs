@@ -4,19 +4,14 @@
 //! reports the first event at which an invariant of its spec fails. Knowledge is three-valued: a variable a log
 //! has not shown is unknown, and an unknown never yields a violation; it makes the verdict *inconclusive*.
 
-pub mod dn_finalize_block;
-pub mod lifecycle;
-pub mod recon_om_sync;
-pub mod scm_finalization;
-pub mod scm_secret_keys;
-
 use crate::event::Event;
+use crate::lifecycle::LifeStep;
 use crate::timeline::Timeline;
 use crate::vocab::{Component, EventKind};
-use lifecycle::LifeStep;
 use std::sync::Arc;
 
-/// An invariant of a spec, with its stable diagnostic code.
+/// An invariant of a spec, with its stable diagnostic code. Invariants are compared, hashed and printed by
+/// name (`v.invariant == "KeyFileCoversDb"`), so a violation carries the whole definition.
 #[derive(Debug, Clone, Copy)]
 pub struct Invariant {
     pub name: &'static str,
@@ -25,6 +20,50 @@ pub struct Invariant {
     pub summary: &'static str,
     /// What the operator should do now.
     pub advice: &'static str,
+}
+
+impl PartialEq for Invariant {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Invariant {}
+
+impl PartialEq<str> for Invariant {
+    fn eq(&self, other: &str) -> bool {
+        self.name == other
+    }
+}
+
+impl std::hash::Hash for Invariant {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name.hash(state)
+    }
+}
+
+impl PartialOrd for Invariant {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Invariant {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.name.cmp(other.name)
+    }
+}
+
+impl std::fmt::Display for Invariant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl serde::Serialize for Invariant {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name)
+    }
 }
 
 /// Where a model's spec is: TLA+ module and file.
@@ -37,8 +76,8 @@ pub struct Spec {
 
 #[derive(Debug, Clone)]
 pub struct Violation {
-    pub invariant: &'static str,
-    pub code: &'static str,
+    /// The invariant violated, with its code, summary and advice.
+    pub invariant: &'static Invariant,
     pub message: String,
     pub node: Option<Arc<str>>,
     /// The model instance (node, block, ...) this violation belongs to; `--all` reports one per instance.
@@ -156,30 +195,13 @@ pub trait Model: Send {
     }
 }
 
-pub fn invariant(model: &dyn Model, name: &str) -> Invariant {
-    *model
+pub fn invariant(model: &dyn Model, name: &str) -> &'static Invariant {
+    model
         .invariants()
         .iter()
         .find(|i| i.name == name)
         .expect("model declares its invariants")
 }
-
-/// The four models, by name.
-pub fn all_models() -> Vec<Box<dyn Model>> {
-    vec![
-        Box::new(scm_secret_keys::ScmSecretKeys::default()),
-        Box::new(scm_finalization::ScmFinalization::default()),
-        Box::new(dn_finalize_block::DnFinalizeBlock::default()),
-        Box::new(recon_om_sync::ReconOmSync::default()),
-    ]
-}
-
-pub const MODEL_NAMES: &[&str] = &[
-    "scm-secret-keys",
-    "scm-finalization",
-    "dn-finalize-block",
-    "recon-om-sync",
-];
 
 /// Synthetic events and one-model replays for the models' unit tests.
 #[cfg(test)]

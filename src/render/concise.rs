@@ -26,7 +26,7 @@ pub fn violation_line(timeline: &Timeline, v: &Violation) -> String {
         "{}:{}:1: error[{}]: {} [{}]",
         s(at.path),
         at.line,
-        v.code,
+        v.invariant.code,
         s(&v.message),
         v.invariant
     )

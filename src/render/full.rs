@@ -23,7 +23,7 @@ impl Full {
         report: &ModelReport,
         v: &Violation,
     ) -> io::Result<()> {
-        let text = crate::report::render_violation(
+        let text = crate::render::report::render_violation(
             timeline,
             report,
             v,
@@ -67,7 +67,7 @@ impl Renderer for Full {
         write!(
             out,
             "{}",
-            crate::report::render_summary(run.timeline, run.reports, self.options.all)
+            crate::render::report::render_summary(run.timeline, run.reports, self.options.all)
         )
     }
 }

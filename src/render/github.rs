@@ -112,7 +112,7 @@ pub fn annotation(timeline: &Timeline, v: &Violation) -> String {
         "::error file={},line={},col=1,title={}::{}",
         prop(at.path),
         at.line,
-        prop(&format!("{} {}", v.code, v.invariant)),
+        prop(&format!("{} {}", v.invariant.code, v.invariant)),
         data(&message)
     )
 }

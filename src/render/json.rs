@@ -1,4 +1,4 @@
-//! `--format json`: the version 1 document of the README ([`crate::report::to_json`]). With `--per-file`, an
+//! `--format json`: the version 1 document of the README ([`crate::render::report::to_json`]). With `--per-file`, an
 //! array of such documents, each with the `run` it is (the input file).
 
 use super::{Options, Renderer, Run};
@@ -25,7 +25,7 @@ impl Renderer for Json {
     }
 
     fn run(&mut self, _out: &mut dyn Write, run: &Run) -> io::Result<()> {
-        let mut doc = crate::report::to_json(run.timeline, run.reports, self.options.all);
+        let mut doc = crate::render::report::to_json(run.timeline, run.reports, self.options.all);
         if self.options.per_file {
             doc["run"] = run.name.into();
         }

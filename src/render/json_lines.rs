@@ -27,7 +27,7 @@ pub fn violation(
     v: &Violation,
     first: bool,
 ) -> Value {
-    let mut o = crate::report::violation_json(timeline, report, v, first);
+    let mut o = crate::render::report::violation_json(timeline, report, v, first);
     o["type"] = "violation".into();
     o["model"] = report.model.into();
     o["run"] = run.into();

@@ -76,7 +76,7 @@ impl Renderer for Junit {
                         let _ = writeln!(
                             text,
                             "{}:{}: error[{}]: {} [{}]",
-                            at.path, at.line, v.code, v.message, v.invariant
+                            at.path, at.line, v.invariant.code, v.message, v.invariant
                         );
                         let _ = writeln!(text, "  causal chain:");
                         for (i, label) in super::chain(v) {
@@ -97,9 +97,9 @@ impl Renderer for Junit {
                         "      <failure message=\"{}\" type=\"{}\">{}</failure>",
                         xml(&format!(
                             "{} {}: {}",
-                            first.code, first.invariant, first.message
+                            first.invariant.code, first.invariant, first.message
                         )),
-                        first.code,
+                        first.invariant.code,
                         xml(&text)
                     );
                 }

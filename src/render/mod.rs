@@ -15,6 +15,7 @@ pub mod github;
 pub mod json;
 pub mod json_lines;
 pub mod junit;
+pub mod report;
 pub mod safe;
 pub mod sarif;
 
@@ -179,24 +180,21 @@ pub fn loc(timeline: &Timeline, index: usize) -> Loc<'_> {
 
 /// The invariant `name` of the model that made `report`.
 pub fn invariant(report: &ModelReport, name: &str) -> Option<Invariant> {
-    crate::model::all_models()
-        .into_iter()
-        .find(|m| m.name() == report.model)
-        .and_then(|m| m.invariants().iter().find(|i| i.name == name).copied())
+    crate::bugs::by_name(report.model)?.invariant(name).copied()
 }
 
 /// Every invariant of the models that answered, in model order (the rules of a SARIF run).
 pub fn invariants_of(reports: &[ModelReport]) -> Vec<(&'static str, Invariant)> {
-    crate::model::all_models()
-        .into_iter()
-        .filter(|m| reports.iter().any(|r| r.model == m.name()))
-        .flat_map(|m| m.invariants().iter().map(move |i| (m.name(), *i)))
+    crate::bugs::BUGS
+        .iter()
+        .filter(|b| reports.iter().any(|r| r.model == b.name()))
+        .flat_map(|b| b.about.invariants.iter().map(move |i| (b.name(), *i)))
         .collect()
 }
 
 /// `ScmSecretKeys KeyFileCoversDb (traces/scm-secret-keys/ScmSecretKeys.tla:329)`.
 pub fn spec_citation(report: &ModelReport, invariant: &str) -> String {
-    let at = crate::report::spec_line(report.spec.path, invariant)
+    let at = crate::render::report::spec_line(report.spec.path, invariant)
         .map(|l| format!("{}:{l}", report.spec.path))
         .unwrap_or_else(|| report.spec.path.to_string());
     format!("{} {invariant} ({at})", report.spec.module)
@@ -222,13 +220,13 @@ pub fn verdict_detail(report: &ModelReport) -> String {
 
 /// A violation's help: summary, advice, upstream issue, spec citation, and the order caveat.
 pub fn help(report: &ModelReport, v: &Violation) -> String {
-    let inv = invariant(report, v.invariant);
+    let inv = v.invariant;
     let mut help = format!(
         "{}. {} Upstream issue: {}. Spec: {}.",
-        capitalize(inv.map_or("", |i| i.summary)),
-        inv.map_or("", |i| i.advice),
+        capitalize(inv.summary),
+        inv.advice,
         report.spec.issue,
-        spec_citation(report, v.invariant)
+        spec_citation(report, inv.name)
     );
     if let Some(a) = &v.ambiguous_order {
         help.push_str(&format!(" Note: {a}."));
@@ -288,7 +286,7 @@ pub fn fingerprint(v: &Violation) -> String {
             normalized.extend(c.to_lowercase());
         }
     }
-    fnv1a_hex(&[v.code, &v.instance, &normalized])
+    fnv1a_hex(&[v.invariant.code, &v.instance, &normalized])
 }
 
 #[cfg(test)]

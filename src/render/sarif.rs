@@ -146,7 +146,7 @@ impl Renderer for Sarif {
                     })
                     .collect();
                 self.results.push(json!({
-                    "ruleId": v.code,
+                    "ruleId": v.invariant.code,
                     "level": "error",
                     "message": {"text": text},
                     "locations": [location(run.timeline, v.primary, None)],
@@ -230,7 +230,7 @@ impl Renderer for Sarif {
                         "module": r.spec.module,
                         "invariant": inv.name,
                         "path": r.spec.path,
-                        "line": crate::report::spec_line(r.spec.path, inv.name),
+                        "line": crate::render::report::spec_line(r.spec.path, inv.name),
                     },
                 },
             }));

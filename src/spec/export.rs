@@ -443,7 +443,7 @@ pub fn write_tla_files<M: Mirror>(
 ) -> miette::Result<String> {
     std::fs::create_dir_all(dir)
         .map_err(|e| miette::miette!("cannot create {}: {e}", dir.display()))?;
-    let spec = super::shipped(M::MODEL).expect("every mirror is of a shipped spec");
+    let spec = M::SPEC;
     let name = trace_module_name(M::MODULE);
     let files = [
         (format!("{name}.tla"), to_tla_module::<M>(trace)),
@@ -491,7 +491,7 @@ pub fn to_tla_cfg<M: Mirror>(constants: &Constants) -> String {
 /// The constants the spec declares (`CONSTANTS` up to `VARIABLES`): a model value named like one (`NoNode =
 /// NoNode`) is that constant in the trace module, already declared by the spec and assigned by the config.
 fn spec_constants<M: Mirror>() -> std::collections::BTreeSet<String> {
-    let tla = super::shipped(M::MODEL).map_or("", |s| s.tla);
+    let tla = M::SPEC.tla;
     let mut out = std::collections::BTreeSet::new();
     let mut inside = false;
     for line in tla.lines() {
@@ -576,7 +576,7 @@ mod tests {
 
     #[test]
     fn spec_constants_are_read_off_the_constants_block() {
-        let c = spec_constants::<crate::spec::scm_secret_keys::ScmSecretKeys>();
+        let c = spec_constants::<crate::bugs::scm_secret_keys::mirror::ScmSecretKeys>();
         let want = [
             "MaxKeys",
             "MaxLog",

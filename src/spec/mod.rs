@@ -7,19 +7,15 @@
 //! logs is a behaviour of the spec.
 
 pub mod constants;
-pub mod dn_finalize_block;
 pub mod export;
-pub mod recon_om_sync;
 pub mod replay;
-pub mod scm_finalization;
-pub mod scm_secret_keys;
-pub mod witness;
+
+mod dynamic;
+pub use dynamic::{Exported, Mirrored, SpecMirror, Walk};
 
 use crate::tla::value::TlaValue;
-use std::collections::BTreeMap;
 
-/// Constant assignments, as a TLC config gives them (`Nodes = {s1, s2}` makes a set of model values).
-pub type Constants = BTreeMap<String, TlaValue>;
+pub use crate::tla::cfg::Constants;
 
 /// One successor of a state: the action that leads there, its parameters in the order the spec declares
 /// them (`BecomeLeader(s)` has `[s]`), and the new state.
@@ -47,6 +43,8 @@ pub trait Mirror: Sized + Sync {
     const INVARIANTS: &'static [&'static str];
     /// The boolean constant that models the seed's patch (`FALSE` in the bug config, `TRUE` in the fixed one).
     const PATCH_CONSTANT: &'static str;
+    /// The spec's text and its shipped configs ([`shipped_spec!`](crate::shipped_spec)).
+    const SPEC: ShippedSpec;
 
     /// The mirror under these constants; an error names a missing or ill-typed constant.
     fn new(constants: &Constants) -> Result<Self, String>;
@@ -84,61 +82,46 @@ pub struct ShippedSpec {
     pub configs: [(&'static str, &'static str); 2],
 }
 
-macro_rules! shipped {
+/// The [`ShippedSpec`] of `traces/<model>/<module>.tla` with its `<module>.cfg` (bug) and `<module>Fixed.cfg`.
+#[macro_export]
+macro_rules! shipped_spec {
     ($model:literal, $module:literal) => {
-        ShippedSpec {
+        $crate::spec::ShippedSpec {
             model: $model,
             module: $module,
             dir: concat!("traces/", $model),
-            tla: include_str!(concat!("../../traces/", $model, "/", $module, ".tla")),
+            tla: include_str!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/traces/",
+                $model,
+                "/",
+                $module,
+                ".tla"
+            )),
             configs: [
                 (
                     concat!($module, ".cfg"),
-                    include_str!(concat!("../../traces/", $model, "/", $module, ".cfg")),
+                    include_str!(concat!(
+                        env!("CARGO_MANIFEST_DIR"),
+                        "/traces/",
+                        $model,
+                        "/",
+                        $module,
+                        ".cfg"
+                    )),
                 ),
                 (
                     concat!($module, "Fixed.cfg"),
-                    include_str!(concat!("../../traces/", $model, "/", $module, "Fixed.cfg")),
+                    include_str!(concat!(
+                        env!("CARGO_MANIFEST_DIR"),
+                        "/traces/",
+                        $model,
+                        "/",
+                        $module,
+                        "Fixed.cfg"
+                    )),
                 ),
             ],
-        }
-    };
-}
-
-pub const SHIPPED: &[ShippedSpec] = &[
-    shipped!("scm-secret-keys", "ScmSecretKeys"),
-    shipped!("scm-finalization", "ScmFinalization"),
-    shipped!("dn-finalize-block", "DnFinalizeBlock"),
-    shipped!("recon-om-sync", "ReconOmSync"),
-];
-
-pub fn shipped(model: &str) -> Option<&'static ShippedSpec> {
-    SHIPPED.iter().find(|s| s.model == model)
-}
-
-/// Runs `$body` with `$M` bound to the mirror type of the model named `$name`; `$otherwise` for an unknown
-/// name.
-#[macro_export]
-macro_rules! with_mirror {
-    ($name:expr, $M:ident => $body:expr, _ => $otherwise:expr) => {
-        match $name {
-            "scm-secret-keys" => {
-                type $M = $crate::spec::scm_secret_keys::ScmSecretKeys;
-                $body
-            }
-            "scm-finalization" => {
-                type $M = $crate::spec::scm_finalization::ScmFinalization;
-                $body
-            }
-            "dn-finalize-block" => {
-                type $M = $crate::spec::dn_finalize_block::DnFinalizeBlock;
-                $body
-            }
-            "recon-om-sync" => {
-                type $M = $crate::spec::recon_om_sync::ReconOmSync;
-                $body
-            }
-            _ => $otherwise,
         }
     };
 }

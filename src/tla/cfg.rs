@@ -5,7 +5,8 @@
 
 use super::tla_expr::{self, is_identifier};
 use super::trace::{source, span_in, TraceError};
-use crate::spec::Constants;
+/// Constant assignments, as a TLC config gives them (`Nodes = {s1, s2}` makes a set of model values).
+pub type Constants = std::collections::BTreeMap<String, crate::tla::value::TlaValue>;
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TlcConfig {

@@ -2,7 +2,7 @@
 //!
 //! One trace becomes one ITF object. Several traces (a TLC `-continue` run) become a JSON array of ITF
 //! objects, one per trace, in file order; ITF itself has no multi-trace form, so this is said in the notes.
-//! The ITF reader ([`super::trace::read_trace_str`]) reads such arrays back.
+//! The ITF reader ([`super::read::read_trace_str`]) reads such arrays back.
 //!
 //! Nothing is dropped silently: each trace's own notes, and everything ITF has no field for (the violation,
 //! stuttering, action modules and lines, model values' encoding), are written under `#meta` (the
@@ -66,7 +66,7 @@ pub fn convert_to_itf(file: &TraceFile) -> (Value, Vec<String>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::trace::read_trace_str;
+    use super::super::read::read_trace_str;
     use super::*;
 
     #[test]

@@ -212,7 +212,7 @@ pub(crate) fn read_dump(name: &str, text: &str, top: &Spanned) -> Result<Trace, 
 
 #[cfg(test)]
 mod tests {
-    use super::super::trace::read_trace_str;
+    use super::super::read::read_trace_str;
     use super::*;
 
     /// The shape TLC 2.20 writes (`JsonSerialize(CounterExample)`): no wrapper, no `vars`, members in TLC's

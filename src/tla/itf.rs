@@ -718,7 +718,7 @@ fn has_model_value(v: &TlaValue) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::trace::read_trace_str;
+    use super::super::read::read_trace_str;
     use super::*;
 
     fn read(text: &str) -> Trace {

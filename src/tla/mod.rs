@@ -10,6 +10,8 @@ pub mod dump_json;
 pub mod itf;
 pub mod json;
 #[allow(clippy::result_large_err)] // errors carry the source text for their diagnostic; a cold path
+pub mod read;
+#[allow(clippy::result_large_err)] // errors carry the source text for their diagnostic; a cold path
 pub mod simulate;
 pub mod tla_expr;
 #[allow(clippy::result_large_err)] // errors carry the source text for their diagnostic; a cold path
@@ -18,7 +20,8 @@ pub mod tlc_text;
 pub mod trace;
 pub mod value;
 
+pub use read::{read_trace_bytes, read_trace_file, read_trace_str};
 pub use trace::{
-    read_trace_bytes, read_trace_file, read_trace_str, ActionLabel, Trace, TraceError, TraceFile,
-    TraceFormat, TraceState, TraceViolation, ViolationKind,
+    ActionLabel, Trace, TraceError, TraceFile, TraceFormat, TraceState, TraceViolation,
+    ViolationKind,
 };

@@ -88,7 +88,7 @@ pub fn read_simulate(name: &str, text: &str) -> Result<Trace, TraceError> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::trace::read_trace_str;
+    use super::super::read::read_trace_str;
     use super::super::value::TlaValue;
     use super::*;
 

@@ -530,7 +530,7 @@ pub(crate) fn parse_block(
 
 #[cfg(test)]
 mod tests {
-    use super::super::trace::read_trace_str;
+    use super::super::read::read_trace_str;
     use super::super::value::TlaValue;
     use super::*;
 

@@ -6,9 +6,9 @@
 //! `SCMStateMachine is reinitializing`, `FailSave(s)`/`Stop(s)` = a stop line, `Crash(s)` = a STARTUP_MSG with no
 //! shutdown before it, `ReplicateKeys(s)`/`BecomeLeader(s)` = the key sets applied.
 
-use super::lifecycle::LifeStep;
-use super::{invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Spec, Violation};
 use crate::event::Event;
+use crate::lifecycle::LifeStep;
+use crate::model::{invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Spec, Violation};
 use crate::time::Timestamp;
 use crate::value::{SecretKeyInfo, Value};
 use crate::vocab::{Component, EventKind};
@@ -30,7 +30,7 @@ const INVARIANTS: &[Invariant] = &[
     },
 ];
 
-const ABOUT: About = About {
+pub(crate) const ABOUT: About = About {
     name: "scm-secret-keys",
     spec: Spec {
             module: "ScmSecretKeys",
@@ -136,8 +136,7 @@ impl ScmSecretKeys {
             related.push((r, "reinitializing: the key save was due next".to_string()));
         }
         Violation {
-            invariant: inv.name,
-            code: inv.code,
+            invariant: inv,
             message: format!("SCM {node} {how} after replacing scm.db with the leader's checkpoint ({at}) and before saving the leader's secret keys: its key file lags its DB"),
             node: Some(node.clone()),
             instance: node.to_string(),
@@ -217,8 +216,7 @@ impl ScmSecretKeys {
             _ => "applied a key set",
         };
         out.push(Violation {
-            invariant: inv.name,
-            code: inv.code,
+            invariant: inv,
             message: format!(
                 "SCM {node} {what} that drops {} unexpired secret key(s): {}",
                 dropped.len(),
@@ -484,7 +482,7 @@ mod tests {
         assert_eq!(r.violations.len(), 1, "{:?}", r.violations);
         let v = &r.violations[0];
         assert_eq!(v.invariant, "KeyFileCoversDb");
-        assert_eq!(v.code, "OZ-SCM-KEYS-001");
+        assert_eq!(v.invariant.code, "OZ-SCM-KEYS-001");
         assert_eq!(v.instance, "scm3");
         // The first stop line, not SHUTDOWN_MSG nor the next start.
         assert_eq!(v.primary, 4);
@@ -606,7 +604,7 @@ mod tests {
         assert_eq!(r.violations.len(), 1);
         let v = &r.violations[0];
         assert_eq!(v.invariant, "NoUnexpiredKeyDropped");
-        assert_eq!(v.code, "OZ-SCM-KEYS-002");
+        assert_eq!(v.invariant.code, "OZ-SCM-KEYS-002");
         assert_eq!(v.instance, "scm2");
         assert_eq!(v.primary, 1);
         assert_eq!(tl.events[1].node.as_deref(), Some("scm2"));

@@ -14,35 +14,12 @@ use miette::{
 use serde_json::{json, Value as Json};
 use std::fmt;
 
-/// Where each spec's invariants are defined: the spec texts are embedded so citations work anywhere.
-const SPECS: &[(&str, &str)] = &[
-    (
-        "traces/scm-secret-keys/ScmSecretKeys.tla",
-        include_str!("../traces/scm-secret-keys/ScmSecretKeys.tla"),
-    ),
-    (
-        "traces/scm-finalization/ScmFinalization.tla",
-        include_str!("../traces/scm-finalization/ScmFinalization.tla"),
-    ),
-    (
-        "traces/dn-finalize-block/DnFinalizeBlock.tla",
-        include_str!("../traces/dn-finalize-block/DnFinalizeBlock.tla"),
-    ),
-    (
-        "traces/recon-om-sync/ReconOmSync.tla",
-        include_str!("../traces/recon-om-sync/ReconOmSync.tla"),
-    ),
-];
-
-/// The 1-based line where `name ==` is defined in the spec at `path`.
+/// The 1-based line where `name ==` is defined in the spec at `path` (a registered bug's spec).
 pub fn spec_line(path: &str, name: &str) -> Option<usize> {
-    let text = SPECS.iter().find(|(p, _)| *p == path)?.1;
-    text.lines()
-        .position(|l| {
-            l.strip_prefix(name)
-                .is_some_and(|rest| rest.trim_start().starts_with("=="))
-        })
-        .map(|i| i + 1)
+    crate::bugs::BUGS
+        .iter()
+        .find(|b| b.about.spec.path == path)?
+        .spec_line(name)
 }
 
 /// One record's first line as a miette source, numbered as in its input.
@@ -190,14 +167,14 @@ pub fn render_violation(
     color: bool,
     width: usize,
 ) -> String {
-    let inv = report_invariant(report, v.invariant);
-    let spec_at = spec_line(report.spec.path, v.invariant)
+    let inv = v.invariant;
+    let spec_at = spec_line(report.spec.path, inv.name)
         .map(|l| format!("{}:{l}", report.spec.path))
         .unwrap_or_else(|| report.spec.path.to_string());
     let mut help = format!(
         "{}. {} Upstream issue: {}. Spec: {} {} ({spec_at}).",
-        capitalize(inv.map_or("", |i| i.summary)),
-        inv.map_or("", |i| i.advice),
+        capitalize(inv.summary),
+        inv.advice,
         report.spec.issue,
         report.spec.module,
         v.invariant
@@ -206,7 +183,7 @@ pub fn render_violation(
         help.push_str(&format!(" Note: {a}."));
     }
     let diag = ViolationDiagnostic {
-        code: format!("{}[{}]", v.code, v.invariant),
+        code: format!("{}[{}]", v.invariant.code, v.invariant),
         message: sanitize(&v.message),
         source: line_source(timeline, v.primary),
         label: v.primary_label.clone(),
@@ -233,13 +210,6 @@ pub fn render_violation(
         .render_report(&mut out, &diag)
         .expect("rendering into a String cannot fail");
     out
-}
-
-fn report_invariant(report: &ModelReport, name: &str) -> Option<crate::model::Invariant> {
-    crate::model::all_models()
-        .into_iter()
-        .find(|m| m.name() == report.model)
-        .and_then(|m| m.invariants().iter().find(|i| i.name == name).copied())
 }
 
 fn capitalize(s: &str) -> String {
@@ -291,7 +261,7 @@ pub fn violation_json(timeline: &Timeline, r: &ModelReport, v: &Violation, first
     let e = &timeline.events[v.primary];
     json!({
         "invariant": v.invariant,
-        "code": v.code,
+        "code": v.invariant.code,
         "message": v.message,
         "node": v.node.as_deref(),
         "first": first,
@@ -311,7 +281,7 @@ pub fn violation_json(timeline: &Timeline, r: &ModelReport, v: &Violation, first
             "module": r.spec.module,
             "invariant": v.invariant,
             "path": r.spec.path,
-            "line": spec_line(r.spec.path, v.invariant),
+            "line": spec_line(r.spec.path, v.invariant.name),
         },
     })
 }
@@ -390,7 +360,10 @@ mod tests {
             ),
         ] {
             let line = spec_line(path, inv).unwrap_or_else(|| panic!("{inv} not in {path}"));
-            let text = SPECS.iter().find(|(p, _)| *p == path).unwrap().1;
+            let text = std::fs::read_to_string(
+                concat!(env!("CARGO_MANIFEST_DIR"), "/").to_string() + path,
+            )
+            .unwrap();
             assert!(text.lines().nth(line - 1).unwrap().starts_with(inv));
         }
     }

@@ -21,7 +21,7 @@
 //! lines (`Current Snapshot Index {}, takeSnapshot took {} ms`, `Took a snapshot at index {}`) have no rule in
 //! the shipped grammar, so the timeline does not show them.
 
-use crate::model::lifecycle::{LifeStep, Lifecycle};
+use crate::lifecycle::LifeStep;
 use crate::spec::export::{model_value_for, Witness, Witnessed};
 use crate::spec::Constants;
 use crate::timeline::Timeline;
@@ -95,7 +95,6 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
         }
     }
 
-    let mut lifecycle = Lifecycle::default();
     let mut scms: HashMap<u32, Scm> = HashMap::new();
     let mut out: Vec<Witness> = Vec::new();
     let mut ignored: BTreeSet<&'static str> = BTreeSet::new();
@@ -109,7 +108,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
     };
 
     for (i, e) in events.iter().enumerate() {
-        let life = lifecycle.observe(i, e, test_output(i));
+        let life = timeline.life[i];
         if e.kind == EventKind::FinalizeForced {
             // Only an SCM logs it; test output may not tell which (an IPC handler thread), and Finalize has no
             // parameter.
@@ -302,10 +301,10 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bugs::scm_finalization::mirror::ScmFinalization;
+    use crate::bugs::testkit::{file_line, scenario, tlc_jar, tlc_on_export};
     use crate::spec::export::{build_either, to_trace, Stuck};
     use crate::spec::replay::{replay_with, Outcome};
-    use crate::spec::scm_finalization::ScmFinalization;
-    use crate::spec::witness::testkit::{file_line, scenario, tlc_jar, tlc_on_export};
     use crate::spec::Mirror;
 
     /// The timeline of a case's daemon files.

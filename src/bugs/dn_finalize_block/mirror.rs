@@ -5,7 +5,7 @@
 //! each datanode in TLA+ order the eight per-datanode actions. Line numbers in the comments are those of
 //! `DnFinalizeBlock.tla`.
 
-use super::{constants, Constants, Mirror, Step};
+use crate::spec::{constants, Constants, Mirror, ShippedSpec, Step};
 use crate::tla::value::TlaValue;
 
 /// An entry's `op`: `"PutBlock"` or `"FinalizeBlock"`.
@@ -432,6 +432,7 @@ impl Mirror for DnFinalizeBlock {
     ];
     const INVARIANTS: &'static [&'static str] = &["TypeOK", "NoPutBlockAfterFinalize"];
     const PATCH_CONSTANT: &'static str = "CheckFinalizedAtApply";
+    const SPEC: ShippedSpec = crate::shipped_spec!("dn-finalize-block", "DnFinalizeBlock");
 
     fn new(c: &Constants) -> Result<Self, String> {
         let datanodes = constants::model_values(c, "Datanodes")?;

@@ -5,9 +5,9 @@
 //! `Block <BlockID> successfully committed with bcsId N chunk size K`). A replayed PutBlock that Ozone skips
 //! logs `... Ignoring it` and no commit line, so it is not an apply.
 
-use super::lifecycle::LifeStep;
-use super::{invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Spec, Violation};
 use crate::event::Event;
+use crate::lifecycle::LifeStep;
+use crate::model::{invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Spec, Violation};
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
 use rustc_hash::FxHashMap as HashMap;
@@ -22,7 +22,7 @@ const INVARIANTS: &[Invariant] = &[Invariant {
     advice: "The writer's hsync was acknowledged for bytes beyond the length lease recovery closed the file at: those bytes are not in the file. Check the key's length in OM against the block's committed length on the datanodes.",
 }];
 
-const ABOUT: About = About {
+pub(crate) const ABOUT: About = About {
     name: "dn-finalize-block",
     spec: Spec {
             module: "DnFinalizeBlock",
@@ -131,8 +131,7 @@ impl Model for DnFinalizeBlock {
                         "the block is finalized: its length was reported to OM".to_string(),
                     ));
                     out.push(Violation {
-                        invariant: inv.name,
-                        code: inv.code,
+                        invariant: inv,
                         message: format!(
                             "datanode {node} persisted a PutBlock{bcs} for container {} block {} after finalizing that block: an hsync was acknowledged beyond the recovered length",
                             b.0, b.1
@@ -237,7 +236,7 @@ mod tests {
         assert_eq!(r.violations.len(), 1);
         let v = &r.violations[0];
         assert_eq!(v.invariant, "NoPutBlockAfterFinalize");
-        assert_eq!(v.code, "OZ-DN-BLOCK-001");
+        assert_eq!(v.invariant.code, "OZ-DN-BLOCK-001");
         assert_eq!(v.instance, "dn1/1/7");
         assert_eq!(v.primary, 3);
         assert_eq!(tl.events[3].kind, BlockCommitted);

@@ -29,7 +29,7 @@
 //! INFO/WARN lines.
 
 use crate::event::Event;
-use crate::model::lifecycle::{is_stop_line, LifeStep, Lifecycle};
+use crate::lifecycle::{is_stop_line, LifeStep};
 use crate::spec::export::{model_value_for, Witness, Witnessed};
 use crate::spec::Constants;
 use crate::timeline::Timeline;
@@ -142,12 +142,11 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
     let mut notes = Vec::new();
     let mut ws: Vec<Witness> = Vec::new();
     let mut dns: FxHashMap<u32, Dn> = FxHashMap::default();
-    let mut lifecycle = Lifecycle::default();
     let mut leaders: Vec<(u32, usize)> = Vec::new();
     let (mut other_blocks, mut replays, mut requests, mut first_starts) = (0, 0, 0, 0);
     let mut stream_seen = false;
     for (i, e) in events.iter().enumerate() {
-        let life = lifecycle.observe(i, e, timeline.is_test_output(e.span.input));
+        let life = timeline.life[i];
         if !on_dn(e) {
             continue;
         }
@@ -349,10 +348,10 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::dn_finalize_block::DnFinalizeBlock;
+    use crate::bugs::dn_finalize_block::mirror::DnFinalizeBlock;
+    use crate::bugs::testkit::{assert_export_replays, scenario, tlc_jar, tlc_on_export};
     use crate::spec::export::build_either;
     use crate::spec::replay::action_text;
-    use crate::spec::witness::testkit::{assert_export_replays, scenario, tlc_jar, tlc_on_export};
 
     fn timeline(case: &str, merged: bool) -> Timeline {
         scenario("dn-finalize-block", case, merged)

@@ -6,9 +6,9 @@
 //! `ReinitDone` (`Re-initialization of tasks completed successfully.`), `Crash`/`Stop`/`Restart`, `Reconcile`
 //! (the startup reconciliation between `Starting Ozone Manager Service Provider.` and `... is started.`).
 
-use super::lifecycle::LifeStep;
-use super::{invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Spec, Violation};
 use crate::event::Event;
+use crate::lifecycle::LifeStep;
+use crate::model::{invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Spec, Violation};
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
 use rustc_hash::FxHashMap as HashMap;
@@ -20,7 +20,7 @@ const INVARIANTS: &[Invariant] = &[Invariant {
     advice: "Recon's container-key, namespace and file-size views show rows the current OM does not have, and will not heal by themselves. Trigger a full reprocess (restart Recon after deleting its task status rows, or `POST /api/v1/triggerdbsync/om`) and check the views afterwards.",
 }];
 
-const ABOUT: About = About {
+pub(crate) const ABOUT: About = About {
     name: "recon-om-sync",
     spec: Spec {
             module: "ReconOmSync",
@@ -243,8 +243,7 @@ impl Model for ReconOmSync {
                     "Recon restarts before the rebuild completed".to_string(),
                 ));
                 out.push(Violation {
-                    invariant: inv.name,
-                    code: inv.code,
+                    invariant: inv,
                     message: format!(
                         "Recon {node} serves again with derived tables from the previous OM lineage: the full snapshot moved it back to sequence number {}, the rebuild did not finish before the restart, and the startup reconciliation queued nothing",
                         seq(&ev[due.sync_after]).unwrap_or_default()
@@ -333,7 +332,7 @@ mod tests {
         assert_eq!(r.violations.len(), 1);
         let v = &r.violations[0];
         assert_eq!(v.invariant, "DerivedTasksMatchOmLineage");
-        assert_eq!(v.code, "OZ-RECON-001");
+        assert_eq!(v.invariant.code, "OZ-RECON-001");
         assert_eq!(v.instance, R);
         assert_eq!(v.primary, 9);
         assert_eq!(tl.events[9].kind, OmServiceProviderStarted);

@@ -20,7 +20,7 @@
 //! restored lineage starts below every cursor Recon holds and never reaches them). The number 0 of the first
 //! lineage is the spec's `Init`.
 
-use crate::model::lifecycle::{LifeStep, Lifecycle};
+use crate::lifecycle::LifeStep;
 use crate::model::{Ctx, Instance};
 use crate::spec::export::{model_value_for, Witness, Witnessed};
 use crate::spec::Constants;
@@ -135,7 +135,6 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
             params,
         });
     };
-    let mut lifecycle = Lifecycle::default();
     let mut phase: Option<Phase> = None;
     let mut om = 0u32;
     let mut lineage = 1u32;
@@ -144,7 +143,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
     let mut other_nodes: BTreeSet<String> = BTreeSet::new();
     let mut skipped: Vec<String> = Vec::new();
     for (i, e) in timeline.events.iter().enumerate() {
-        let life = lifecycle.observe(i, e, timeline.is_test_output(e.span.input));
+        let life = timeline.life[i];
         if e.node_key != key {
             if e.component == Component::Recon {
                 if let Some(n) = &e.node {
@@ -288,11 +287,11 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::export::build_either;
-    use crate::spec::recon_om_sync::ReconOmSync;
-    use crate::spec::witness::testkit::{
+    use crate::bugs::recon_om_sync::mirror::ReconOmSync;
+    use crate::bugs::testkit::{
         self, assert_export_replays, last_tlc_state, tlc_jar, tlc_on_export,
     };
+    use crate::spec::export::build_either;
     use crate::spec::Mirror;
 
     /// The case's daemon log (Recon's only), or its merged test output.

@@ -12,7 +12,7 @@
 //! ([`KeySet`], so `MaxKeys <= 64`), indices are `u8` (so `MaxLog <= 255`). [`Mirror::to_tla`] and
 //! [`Mirror::from_tla`] translate to and from the exact values TLC prints.
 
-use super::{constants, Constants, Mirror, Step};
+use crate::spec::{constants, Constants, Mirror, ShippedSpec, Step};
 use crate::tla::value::TlaValue;
 use std::fmt;
 
@@ -556,6 +556,7 @@ impl Mirror for ScmSecretKeys {
     const INVARIANTS: &'static [&'static str] =
         &["TypeOK", "KeyFileCoversDb", "NoUnexpiredKeyDropped"];
     const PATCH_CONSTANT: &'static str = "SaveKeysBeforeDbSwap";
+    const SPEC: ShippedSpec = crate::shipped_spec!("scm-secret-keys", "ScmSecretKeys");
 
     fn new(c: &Constants) -> Result<Self, String> {
         let nodes = constants::model_values(c, "Nodes")?;
@@ -745,10 +746,10 @@ mod tests {
     use std::collections::VecDeque;
     use std::sync::OnceLock;
 
-    const SPEC: &str = include_str!("../../traces/scm-secret-keys/ScmSecretKeys.tla");
-    const BUG_OUT: &str = include_str!("../../traces/scm-secret-keys/tlc/bug.out");
-    const FIXED_OUT: &str = include_str!("../../traces/scm-secret-keys/tlc/fixed.out");
-    const THIS_FILE: &str = include_str!("scm_secret_keys.rs");
+    const SPEC: &str = include_str!("../../../traces/scm-secret-keys/ScmSecretKeys.tla");
+    const BUG_OUT: &str = include_str!("../../../traces/scm-secret-keys/tlc/bug.out");
+    const FIXED_OUT: &str = include_str!("../../../traces/scm-secret-keys/tlc/fixed.out");
+    const THIS_FILE: &str = include_str!("mirror.rs");
 
     /// The constants of `ScmSecretKeys.cfg` (`fix = false`) or `ScmSecretKeysFixed.cfg` (`fix = true`).
     fn mirror(fix: bool) -> ScmSecretKeys {

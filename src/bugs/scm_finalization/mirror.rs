@@ -10,7 +10,7 @@
 //! `Datanodes`, versions in `{0, 1}`, phases in `Phases`, entries in `Entries`, naturals for the indices);
 //! the bounds by `MaxLog` are left to `TypeOK`, so a state outside them can still be read and judged.
 
-use super::{constants, Constants, Mirror, Step};
+use crate::spec::{constants, Constants, Mirror, ShippedSpec, Step};
 use crate::tla::value::TlaValue;
 
 /// `Phases == {"Idle", "Downloaded", "Swapped"}` (line 61): `install[s]`.
@@ -519,6 +519,7 @@ impl Mirror for ScmFinalization {
     const INVARIANTS: &'static [&'static str] =
         &["TypeOK", "VersionFileCoversDb", "NoFinalizedDatanodeFenced"];
     const PATCH_CONSTANT: &'static str = "FinalizeFromDbOnStartup";
+    const SPEC: ShippedSpec = crate::shipped_spec!("scm-finalization", "ScmFinalization");
 
     fn new(c: &Constants) -> Result<Self, String> {
         let scms = constants::model_values(c, "Scms")?;
@@ -1043,7 +1044,7 @@ mod tests {
     fn bug_counterexample_of_tlc_replays_step_by_step() {
         let m = mirror(false);
         let trace = bug_trace();
-        let printed = tlc_trace_lines(include_str!("../../traces/scm-finalization/tlc/bug.out"));
+        let printed = tlc_trace_lines(include_str!("../../../traces/scm-finalization/tlc/bug.out"));
         assert_eq!(printed.len(), trace.len());
         let mut prev: Option<State> = None;
         for (i, ((action, tlc), lines)) in trace.iter().zip(&printed).enumerate() {

@@ -22,7 +22,7 @@
 //! snapshot at index {}`, are INFO but carry no purge and this tool's grammar has no event for them),
 //! `ExpireKey` (no line of its own) and `Crash` (inferred).
 
-use crate::model::lifecycle::{is_stop_line, LifeStep, Lifecycle};
+use crate::lifecycle::{is_stop_line, LifeStep};
 use crate::spec::export::{model_value_for, Witness, Witnessed};
 use crate::timeline::Timeline;
 use crate::tla::value::TlaValue;
@@ -107,7 +107,6 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
         timeline.service_of_key(key) == Some(Component::Scm) || unknown_with_keys.contains(&key)
     };
 
-    let mut life = Lifecycle::default();
     let mut nodes: FxHashMap<u32, Node> = FxHashMap::default();
     let mut leader_init: FxHashSet<usize> = FxHashSet::default();
     let mut out: Vec<Witness> = Vec::new();
@@ -116,7 +115,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
     let mut ignored_saves = 0usize;
 
     for (i, e) in events.iter().enumerate() {
-        let step = life.observe(i, e, timeline.is_test_output(e.span.input));
+        let step = timeline.life[i];
         let Some(name) = e.node.as_deref() else {
             continue;
         };
@@ -281,11 +280,11 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::export::build_either;
-    use crate::spec::scm_secret_keys::ScmSecretKeys;
-    use crate::spec::witness::testkit::{
+    use crate::bugs::scm_secret_keys::mirror::ScmSecretKeys;
+    use crate::bugs::testkit::{
         assert_export_replays, file_line, last_tlc_state, scenario, tlc_jar, tlc_on_export,
     };
+    use crate::spec::export::build_either;
     use crate::spec::Mirror;
 
     const CASES: &str = concat!(
@@ -316,7 +315,7 @@ mod tests {
     fn check_first(tl: &Timeline) -> Option<(&'static str, usize)> {
         let models = crate::check::select(&["scm-secret-keys".to_string()]).unwrap();
         let reports = crate::check::replay(tl, models);
-        reports[0].first().map(|v| (v.invariant, v.primary))
+        reports[0].first().map(|v| (v.invariant.name, v.primary))
     }
 
     /// `Action(params)` per witness, with nothing of where.

@@ -1,5 +1,7 @@
 //! The command line: argument parsing and the `events`, `stats` and `grammar` commands.
 
+pub mod link;
+
 use crate::grammar::Grammar;
 use crate::input::{self, Source};
 use crate::layout::{builtin_by_name, Layout};
@@ -46,8 +48,8 @@ pub enum Command {
         #[arg(value_name = "FILE")]
         file: PathBuf,
         /// The model whose spec the trace is of (default: from the trace's module name or variables).
-        #[arg(long, value_name = "NAME")]
-        model: Option<String>,
+        #[arg(long, value_name = "NAME", value_enum)]
+        model: Option<crate::bugs::Bug>,
         /// The TLC config whose constants to use (default: the model's shipped bug config, then its fixed one).
         #[arg(long, value_name = "CFG")]
         config: Option<PathBuf>,
@@ -72,12 +74,12 @@ pub enum Command {
     Export {
         #[command(flatten)]
         inputs: InputArgs,
-        /// The model: scm-secret-keys, scm-finalization, dn-finalize-block, recon-om-sync.
-        #[arg(long, value_name = "NAME")]
-        model: String,
+        /// The model whose spec the behaviour is of.
+        #[arg(long, value_name = "NAME", value_enum)]
+        model: crate::bugs::Bug,
         /// ITF JSON, or a TLA+ module with its TLC config (needs -o DIR).
         #[arg(long, value_enum)]
-        to: crate::linking::ExportFormat,
+        to: crate::cli::link::ExportFormat,
         /// The file (itf) or directory (tla) to write; itf goes to stdout without it.
         #[arg(short, long, value_name = "PATH")]
         out: Option<PathBuf>,
@@ -127,9 +129,9 @@ pub struct CheckArgs {
     /// Report the first violation of every invariant of every instance, not only each model's first.
     #[arg(long)]
     pub all: bool,
-    /// Check only this model (repeatable): scm-secret-keys, scm-finalization, dn-finalize-block, recon-om-sync.
-    #[arg(long = "model", value_name = "NAME")]
-    pub models: Vec<String>,
+    /// Check only this model (repeatable).
+    #[arg(long = "model", value_name = "NAME", value_enum)]
+    pub models: Vec<crate::bugs::Bug>,
     /// Clock skew tolerated between nodes, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = crate::timeline::DEFAULT_MAX_SKEW_MS as u64)]
     pub max_skew: u64,
@@ -248,13 +250,15 @@ pub fn run(cli: Cli) -> Result<i32, Report> {
             model,
             config,
             format,
-        } => crate::linking::cmd_trace(
+        } => crate::cli::link::cmd_trace(
             &file,
-            model.as_deref(),
+            model,
             config.as_deref(),
             matches!(format, StatsFormat::Json),
         ),
-        Command::Convert { file, to: _, out } => crate::linking::cmd_convert(&file, out.as_deref()),
+        Command::Convert { file, to: _, out } => {
+            crate::cli::link::cmd_convert(&file, out.as_deref())
+        }
         Command::Export {
             inputs,
             model,
@@ -263,7 +267,7 @@ pub fn run(cli: Cli) -> Result<i32, Report> {
             max_skew,
         } => {
             let (timeline, had_errors) = load_timeline(&inputs, max_skew)?;
-            let code = crate::linking::cmd_export(&timeline, &model, to, out.as_deref())?;
+            let code = crate::cli::link::cmd_export(&timeline, &model, to, out.as_deref())?;
             Ok(if had_errors { EXIT_ERROR } else { code })
         }
         Command::Check(args) => cmd_check(&args),
@@ -592,7 +596,6 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         (*format, *all, *per_file, *max_skew, *log_utc_offset);
     use crate::model::Verdict;
     use std::io::IsTerminal;
-    crate::check::select(models).map_err(|e| miette!(code = "ozone_conform::usage", "{e}"))?;
     let max_skew = i64::try_from(max_skew)
         .map_err(|_| miette!(code = "ozone_conform::usage", "--max-skew is too large"))?;
     let mut p = prepare(args)?;
@@ -649,10 +652,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         let mut timeline =
             crate::timeline::build(&sources, &p.grammar, &p.options, max_skew, &on_unparsed);
         timeline.utc_offset_ms = log_utc_offset;
-        let reports = crate::check::replay(
-            &timeline,
-            crate::check::select(models).expect("checked above"),
-        );
+        let reports = crate::check::replay(&timeline, crate::check::monitors(models));
         if let Some(bar) = &progress {
             bar.suspend(|| {
                 for s in &timeline.inputs {
@@ -708,7 +708,7 @@ fn render_options(all: bool, per_file: bool) -> crate::render::Options {
 fn check_live(
     p: &Prepared,
     mut renderer: Box<dyn crate::render::Renderer>,
-    models: &[String],
+    models: &[crate::bugs::Bug],
     all: bool,
     max_skew: i64,
     log_utc_offset: Option<i64>,

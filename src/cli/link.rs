@@ -1,13 +1,13 @@
 //! The commands that link TLA+ traces and logs: `trace` (a TLA+ trace through the Rust mirror), `convert`
 //! (any trace to ITF) and `export` (logs to a TLA+ behaviour that TLC can check against the spec).
 
+use crate::bugs::{Bug, BUGS};
 use crate::cli::{out_err, EXIT_OK, EXIT_VIOLATION};
-use crate::spec::export;
-use crate::spec::replay::{self, Divergence, Outcome};
-use crate::spec::{shipped, Constants, Mirror, SHIPPED};
+use crate::spec::replay::{Divergence, Outcome};
+use crate::spec::Constants;
 use crate::timeline::Timeline;
-use crate::tla::trace::{read_trace_file, Trace, TraceFile, TraceFormat};
-use crate::with_mirror;
+use crate::tla::read::read_trace_file;
+use crate::tla::trace::{Trace, TraceFile, TraceFormat};
 use miette::{miette, Diagnostic, NamedSource, Report, SourceSpan};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -33,30 +33,19 @@ fn read_trace(path: &Path) -> Result<TraceFile, Report> {
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
             .map_err(|e| miette!(code = "ozone_conform::input", "cannot read stdin: {e}"))?;
-        return Ok(crate::tla::trace::read_trace_bytes("-", bytes)?);
+        return Ok(crate::tla::read::read_trace_bytes("-", bytes)?);
     }
     Ok(read_trace_file(path)?)
 }
 
-/// Which model a trace belongs to: the one named, else the one whose module the trace names, else the one
-/// whose variables are exactly the trace's.
-fn model_of(trace: &Trace, named: Option<&str>) -> Result<&'static str, String> {
-    if let Some(n) = named {
-        return shipped(n).map(|s| s.model).ok_or_else(|| {
-            format!(
-                "unknown model `{n}`; the models are {}",
-                SHIPPED
-                    .iter()
-                    .map(|s| s.model)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        });
+/// Which bug a trace belongs to: the one named, else the one whose module the trace names, else the one
+/// whose spec's variables are exactly the trace's.
+fn model_of(trace: &Trace, named: Option<Bug>) -> Result<Bug, String> {
+    if let Some(b) = named {
+        return Ok(b);
     }
-    if let Some(m) = &trace.module {
-        if let Some(s) = SHIPPED.iter().find(|s| s.module == *m) {
-            return Ok(s.model);
-        }
+    if let Some(b) = trace.module.as_deref().and_then(crate::bugs::by_module) {
+        return Ok(*b);
     }
     let mut vars: Vec<&str> = trace
         .states
@@ -64,12 +53,11 @@ fn model_of(trace: &Trace, named: Option<&str>) -> Result<&'static str, String> 
         .map(|s| s.vars.iter().map(|(n, _, _)| n.as_str()).collect())
         .unwrap_or_default();
     vars.sort_unstable();
-    for s in SHIPPED {
-        let mut want: Vec<&str> =
-            with_mirror!(s.model, M => M::VARIABLES.to_vec(), _ => Vec::new());
+    for b in &BUGS {
+        let mut want: Vec<&str> = b.mirror.variables().to_vec();
         want.sort_unstable();
         if want == vars {
-            return Ok(s.model);
+            return Ok(*b);
         }
     }
     Err(format!(
@@ -79,7 +67,7 @@ fn model_of(trace: &Trace, named: Option<&str>) -> Result<&'static str, String> 
 }
 
 /// The configs to replay under: the one given, else the model's shipped bug and fixed configs.
-fn configs_for(model: &str, config: Option<&Path>) -> Result<Vec<(String, Constants)>, Report> {
+fn configs_for(bug: &Bug, config: Option<&Path>) -> Result<Vec<(String, Constants)>, Report> {
     let parse = |name: &str, text: &str| -> Result<(String, Constants), Report> {
         let cfg = crate::tla::cfg::parse_cfg(name, text)?;
         Ok((name.to_string(), cfg.constants))
@@ -95,8 +83,9 @@ fn configs_for(model: &str, config: Option<&Path>) -> Result<Vec<(String, Consta
             })?;
             Ok(vec![parse(&p.display().to_string(), &text)?])
         }
-        None => shipped(model)
-            .expect("model_of returns shipped models")
+        None => bug
+            .mirror
+            .spec()
             .configs
             .iter()
             .map(|(name, text)| parse(name, text))
@@ -129,13 +118,15 @@ struct TraceVerdict {
 
 /// Replays under each config; the first under which the trace conforms wins, else the one that got furthest.
 fn replay_trace(
-    model: &str,
+    bug: &Bug,
     configs: &[(String, Constants)],
     trace: &Trace,
 ) -> Result<TraceVerdict, Report> {
     let mut best: Option<TraceVerdict> = None;
     for (name, constants) in configs {
-        let outcome = with_mirror!(model, M => replay::replay::<M>(constants, trace), _ => unreachable!("a shipped model"))
+        let outcome = bug
+            .mirror
+            .replay(constants, trace)
             .map_err(|e| miette!(code = "ozone_conform::trace::config", "{name}: {e}"))?;
         let further = |o: &Outcome, than: &Outcome| match (o, than) {
             (Outcome::Diverges(a), Outcome::Diverges(b)) => a.state > b.state,
@@ -185,7 +176,7 @@ fn divergence_report(file: &TraceFile, model: &str, config: &str, d: &Divergence
 /// `ozone-conform trace FILE [--model M] [--config CFG] [--format text|json]`.
 pub fn cmd_trace(
     path: &Path,
-    model: Option<&str>,
+    model: Option<Bug>,
     config: Option<&Path>,
     json: bool,
 ) -> Result<i32, Report> {
@@ -199,13 +190,14 @@ pub fn cmd_trace(
         .then(|| constants_in_itf_meta(&file))
         .flatten();
     for (i, trace) in file.traces.iter().enumerate() {
-        let m =
+        let bug =
             model_of(trace, model).map_err(|e| miette!(code = "ozone_conform::usage", "{e}"))?;
+        let m = bug.name();
         let configs = match &meta_constants {
             Some(c) => vec![("#meta.constants".to_string(), c.clone())],
-            None => configs_for(m, config)?,
+            None => configs_for(&bug, config)?,
         };
-        let v = replay_trace(m, &configs, trace)?;
+        let v = replay_trace(&bug, &configs, trace)?;
         let which = if file.traces.len() > 1 {
             format!("trace {}: ", i + 1)
         } else {
@@ -318,7 +310,7 @@ struct NotABehaviour {
     hidden: String,
     searched: usize,
     #[source_code]
-    src: crate::report::LineSource,
+    src: crate::render::report::LineSource,
     #[label("witnesses {action}")]
     span: SourceSpan,
 }
@@ -335,62 +327,42 @@ fn describe_event(timeline: &Timeline, index: usize) -> String {
 /// `ozone-conform export LOGS... --model M --to itf|tla [-o PATH]`.
 pub fn cmd_export(
     timeline: &Timeline,
-    model: &str,
+    bug: &Bug,
     to: ExportFormat,
     out_path: Option<&Path>,
 ) -> Result<i32, Report> {
-    let spec = shipped(model).ok_or_else(|| {
-        miette!(
-            code = "ozone_conform::usage",
-            "unknown model `{model}`; the models are {}",
-            SHIPPED
-                .iter()
-                .map(|s| s.model)
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    })?;
-    with_mirror!(spec.model, M => export_with::<M>(timeline, to, out_path), _ => unreachable!("a shipped model"))
-}
-
-fn export_with<M: Mirror>(
-    timeline: &Timeline,
-    to: ExportFormat,
-    out_path: Option<&Path>,
-) -> Result<i32, Report> {
+    let (model, module, patch) = (bug.name(), bug.mirror.module(), bug.mirror.patch_constant());
     if to == ExportFormat::Tla && out_path.is_none() {
         return Err(miette!(
             code = "ozone_conform::usage",
             "--to tla writes three files (the trace module, its TLC config and the spec): give a directory with -o"
         ));
     }
-    let witnessed = crate::spec::witness::witnesses(M::MODEL, timeline);
+    let witnessed = (bug.witnesses)(timeline);
     if witnessed.witnesses.is_empty() {
         return Err(miette!(
             code = "ozone_conform::export::nothing",
-            "the logs witness no action of {}; nothing to export",
-            M::MODULE
+            "the logs witness no action of {module}; nothing to export"
         ));
     }
     let mut probe = witnessed.constants.clone();
-    probe.insert(
-        M::PATCH_CONSTANT.to_string(),
-        crate::tla::value::TlaValue::Bool(false),
-    );
-    if let Err(e) = M::new(&probe) {
+    probe.insert(patch.to_string(), crate::tla::value::TlaValue::Bool(false));
+    if let Err(e) = bug.mirror.check_constants(&probe) {
         return Err(miette!(
             code = "ozone_conform::export::constants",
-            "the {} mirror cannot be built for what these logs show: {e}",
-            M::MODEL
+            "the {model} mirror cannot be built for what these logs show: {e}"
         ));
     }
-    let (patched, constants, behaviour) = match export::build_either::<M>(&witnessed) {
-        Ok(b) => b,
+    let exported = match bug
+        .mirror
+        .export(&witnessed, &|i| describe_event(timeline, i))
+    {
+        Ok(x) => x,
         Err(stuck) => {
-            let src = crate::report::line_source(timeline, stuck.event);
+            let src = crate::render::report::line_source(timeline, stuck.event);
             return Err(Report::new(NotABehaviour {
                 action: stuck.action,
-                model: M::MODEL.into(),
+                model: model.into(),
                 ordinal: stuck.witness + 1,
                 total: witnessed.witnesses.len(),
                 hidden: witnessed.hidden.join(", "),
@@ -400,25 +372,15 @@ fn export_with<M: Mirror>(
             }));
         }
     };
-    let mirror = M::new(&constants).map_err(|e| miette!("{e}"))?;
-    let mut trace = export::to_trace(&mirror, &behaviour, |i| describe_event(timeline, i));
-    trace.notes.splice(0..0, witnessed.notes.iter().cloned());
-    // The trace stops where the mirror first sees a violation, as TLC's traces do.
-    let exported = &behaviour.steps[..trace.states.len() - 1];
-    let inferred = exported.iter().filter(|s| s.event.is_none()).count();
+    let (trace, constants) = (&exported.trace, &exported.constants);
     say!(
-        "exported {} states of {} ({} steps witnessed by log lines, {inferred} inferred), {} = {}",
+        "exported {} states of {module} ({} steps witnessed by log lines, {} inferred), {patch} = {}",
         trace.states.len(),
-        M::MODULE,
-        exported.len() - inferred,
-        M::PATCH_CONSTANT,
-        if patched { "TRUE" } else { "FALSE" }
+        exported.steps - exported.inferred,
+        exported.inferred,
+        if exported.patched { "TRUE" } else { "FALSE" }
     );
-    if let Some((inv, k)) = behaviour.violated {
-        let after = behaviour.steps[k..]
-            .iter()
-            .filter(|s| s.event.is_some())
-            .count();
+    if let Some((inv, k, after)) = exported.violated {
         say!(
             "the mirror finds {inv} violated at state {}; the trace stops there ({after} witnessed step(s) after it left out)",
             k + 1
@@ -426,7 +388,7 @@ fn export_with<M: Mirror>(
     }
     match to {
         ExportFormat::Itf => {
-            let mut json = crate::tla::itf::to_itf(&trace);
+            let mut json = crate::tla::itf::to_itf(trace);
             if let Some(meta) = json.get_mut("#meta").and_then(|m| m.as_object_mut()) {
                 let consts: serde_json::Map<String, serde_json::Value> = constants
                     .iter()
@@ -441,15 +403,14 @@ fn export_with<M: Mirror>(
             let dir: PathBuf = out_path
                 .map(Path::to_path_buf)
                 .expect("checked before building the behaviour");
-            let name = export::write_tla_files::<M>(&dir, &trace, &constants)?;
+            let name = bug.mirror.write_tla_files(&dir, trace, constants)?;
             say!(
-                "wrote {0}/{name}.tla, {0}/{name}.cfg and {0}/{1}.tla; check with: cd {0} && java -cp tla2tools.jar tlc2.TLC -config {name}.cfg {name}.tla",
+                "wrote {0}/{name}.tla, {0}/{name}.cfg and {0}/{module}.tla; check with: cd {0} && java -cp tla2tools.jar tlc2.TLC -config {name}.cfg {name}.tla",
                 dir.display(),
-                M::MODULE
             );
         }
     }
-    Ok(if behaviour.violated.is_some() {
+    Ok(if exported.violated.is_some() {
         EXIT_VIOLATION
     } else {
         EXIT_OK

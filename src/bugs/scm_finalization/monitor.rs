@@ -6,9 +6,9 @@
 //! version A`). Actions: `ReplaceDb(s)`, `FinalizeFromSnapshot(s)`, `Crash(s)`/`Stop(s)`/`Restart(s)`,
 //! `ApplyEntry(s)` (a finalize step), `FenceDatanode(s, d)`.
 
-use super::lifecycle::LifeStep;
-use super::{invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Spec, Violation};
 use crate::event::Event;
+use crate::lifecycle::LifeStep;
+use crate::model::{invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Spec, Violation};
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
 use rustc_hash::FxHashMap as HashMap;
@@ -29,7 +29,7 @@ const INVARIANTS: &[Invariant] = &[
     },
 ];
 
-const ABOUT: About = About {
+pub(crate) const ABOUT: About = About {
     name: "scm-finalization",
     spec: Spec {
             module: "ScmFinalization",
@@ -119,8 +119,7 @@ impl ScmFinalization {
             ));
         }
         Violation {
-            invariant: inv.name,
-            code: inv.code,
+            invariant: inv,
             message: format!(
                 "SCM {node} restarted at apparent version {apparent} although its DB came from a checkpoint at {} ({}): the VERSION file was not finalized before it stopped",
                 v.name, v.number
@@ -316,8 +315,7 @@ impl Model for ScmFinalization {
                             ));
                         }
                         out.push(Violation {
-                            invariant: inv.name,
-                            code: inv.code,
+                            invariant: inv,
                             message: format!(
                                 "SCM {node} fenced datanode {dn} at {} ({}) although peer SCM {p} had finalized the cluster to {} ({}); the datanode shuts down",
                                 dn_v.name, dn_v.number, v.name, v.number
@@ -456,7 +454,7 @@ mod tests {
         assert_eq!(r.violations.len(), 1, "{:?}", r.violations);
         let v = &r.violations[0];
         assert_eq!(v.invariant, "VersionFileCoversDb");
-        assert_eq!(v.code, "OZ-SCM-FIN-001");
+        assert_eq!(v.invariant.code, "OZ-SCM-FIN-001");
         assert_eq!(v.instance, "scm3");
         assert_eq!(v.primary, 7);
         assert_eq!(tl.events[7].kind, VersionManagerInitialized);
@@ -559,7 +557,7 @@ mod tests {
         assert_eq!(r.violations.len(), 1);
         let v = &r.violations[0];
         assert_eq!(v.invariant, "NoFinalizedDatanodeFenced");
-        assert_eq!(v.code, "OZ-SCM-FIN-002");
+        assert_eq!(v.invariant.code, "OZ-SCM-FIN-002");
         assert_eq!(v.primary, 2);
         assert_eq!(tl.events[2].kind, DatanodeFenced);
         assert_eq!(v.instance, "scm2/0e4a1c7b (dn1)");

@@ -5,8 +5,8 @@
 //! Line numbers in the comments are those of `ReconOmSync.tla`. Tasks are indexed in TLA+ order (the sorted
 //! order of the model values in `Tasks`); `reprocessed` is a bitset over those indices.
 
-use super::constants;
-use super::{Constants, Mirror, Step};
+use crate::spec::constants;
+use crate::spec::{Constants, Mirror, ShippedSpec, Step};
 use crate::tla::value::TlaValue;
 
 /// `Phases == {"Down", "Starting", "Running"}` (line 60).
@@ -292,6 +292,7 @@ impl Mirror for ReconOmSync {
     ];
     const INVARIANTS: &'static [&'static str] = &["TypeOK", "DerivedTasksMatchOmLineage"];
     const PATCH_CONSTANT: &'static str = "ReprocessOnCursorMismatch";
+    const SPEC: ShippedSpec = crate::shipped_spec!("recon-om-sync", "ReconOmSync");
 
     fn new(c: &Constants) -> Result<Self, String> {
         let tasks = constants::model_values(c, "Tasks")?;

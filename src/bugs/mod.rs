@@ -1,0 +1,158 @@
+//! The bugs ozone-conform checks for, one folder each, and the one registry ([`BUGS`]) everything else reads.
+//!
+//! A bug's folder holds:
+//! - `mod.rs`: its registry entry ([`Bug`]): the description (model name, invariants with codes, summaries,
+//!   advice and signature lines, the upstream issue, the spec citation);
+//! - `monitor.rs`: the log-side model `check` runs, with three-valued knowledge ([`crate::model::Model`]);
+//! - `witness.rs`: which log lines witness which spec actions, for `export`;
+//! - `mirror.rs`: the exact mirror of `traces/<model>/<Module>.tla` ([`crate::spec::Mirror`]).
+//!
+//! The CLI (`--model` values), `check`, `trace`, `export`, the renderers and the LSP read [`BUGS`] and never
+//! name a bug. `docs/adding-a-model.md` lists what a fifth bug needs.
+
+pub mod dn_finalize_block;
+pub mod recon_om_sync;
+pub mod scm_finalization;
+pub mod scm_secret_keys;
+#[cfg(test)]
+pub(crate) mod testkit;
+
+use crate::model::{About, Invariant, Model};
+use crate::spec::export::Witnessed;
+use crate::spec::SpecMirror;
+use crate::timeline::Timeline;
+
+/// One bug: what it is, how `check` watches for it, how `export` reads it, and its spec.
+#[derive(Clone, Copy)]
+pub struct Bug {
+    pub about: &'static About,
+    /// A fresh monitor.
+    pub monitor: fn() -> Box<dyn Model>,
+    /// The witnessed spec actions along a timeline, with the constants sized to them.
+    pub witnesses: fn(&Timeline) -> Witnessed,
+    /// The exact spec mirror.
+    pub mirror: &'static dyn SpecMirror,
+}
+
+impl std::fmt::Debug for Bug {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl PartialEq for Bug {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for Bug {}
+
+impl Bug {
+    /// The model's name, as `--model` takes it.
+    pub fn name(&self) -> &'static str {
+        self.about.name
+    }
+
+    pub fn invariant(&self, name: &str) -> Option<&'static Invariant> {
+        self.about.invariants.iter().find(|i| i.name == name)
+    }
+
+    /// The 1-based line of the spec where `name ==` is defined.
+    pub fn spec_line(&self, name: &str) -> Option<usize> {
+        self.mirror
+            .spec()
+            .tla
+            .lines()
+            .position(|l| {
+                l.strip_prefix(name)
+                    .is_some_and(|rest| rest.trim_start().starts_with("=="))
+            })
+            .map(|i| i + 1)
+    }
+}
+
+/// Every bug, in the order reports list them.
+pub static BUGS: [Bug; 4] = [
+    scm_secret_keys::BUG,
+    scm_finalization::BUG,
+    dn_finalize_block::BUG,
+    recon_om_sync::BUG,
+];
+
+/// The bug whose model is called `name`.
+pub fn by_name(name: &str) -> Option<&'static Bug> {
+    BUGS.iter().find(|b| b.name() == name)
+}
+
+/// The bug whose spec is the TLA+ module `module`.
+pub fn by_module(module: &str) -> Option<&'static Bug> {
+    BUGS.iter().find(|b| b.mirror.module() == module)
+}
+
+/// The model names, for messages: `scm-secret-keys, scm-finalization, ...`.
+pub fn names() -> String {
+    BUGS.iter().map(Bug::name).collect::<Vec<_>>().join(", ")
+}
+
+/// `--model NAME`: the registry's names are the values clap accepts and lists in `--help`.
+impl clap::ValueEnum for Bug {
+    fn value_variants<'a>() -> &'a [Self] {
+        &BUGS
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()).help(self.about.spec.issue))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_bug_is_consistent_across_its_monitor_witness_and_mirror() {
+        for bug in &BUGS {
+            let monitor = (bug.monitor)();
+            assert_eq!(monitor.name(), bug.name());
+            assert_eq!(bug.mirror.spec().model, bug.name());
+            assert_eq!(bug.about.spec.module, bug.mirror.module());
+            assert_eq!(
+                bug.about.spec.path,
+                format!("{}/{}.tla", bug.mirror.spec().dir, bug.mirror.module())
+            );
+            // Every invariant the monitor reports is one the spec defines and the mirror checks.
+            for inv in bug.about.invariants {
+                assert!(
+                    bug.mirror.invariants().contains(&inv.name),
+                    "{}: {}",
+                    bug.name(),
+                    inv.name
+                );
+                assert!(
+                    bug.spec_line(inv.name).is_some(),
+                    "{}: {} has no definition",
+                    bug.name(),
+                    inv.name
+                );
+            }
+            let w = (bug.witnesses)(&crate::timeline::from_events(vec![], vec![], vec![], 0));
+            assert!(w.witnesses.is_empty());
+            for h in w.hidden {
+                assert!(
+                    bug.mirror.actions().contains(h),
+                    "{}: hidden {h}",
+                    bug.name()
+                );
+            }
+        }
+        let codes: std::collections::HashSet<&str> = BUGS
+            .iter()
+            .flat_map(|b| b.about.invariants.iter().map(|i| i.code))
+            .collect();
+        assert_eq!(
+            codes.len(),
+            BUGS.iter().map(|b| b.about.invariants.len()).sum::<usize>()
+        );
+    }
+}

@@ -1,0 +1,15 @@
+//! HDDS-16462: Recon's derived tasks after a full OM snapshot. The description (invariants, codes, advice, spec citation) is
+//! [`monitor::ABOUT`]; the spec is `traces/recon-om-sync/ReconOmSync.tla`.
+
+pub mod mirror;
+pub mod monitor;
+pub mod witness;
+
+use super::Bug;
+
+pub const BUG: Bug = Bug {
+    about: &monitor::ABOUT,
+    monitor: || Box::new(monitor::ReconOmSync::default()),
+    witnesses: witness::witnesses,
+    mirror: &crate::spec::Mirrored::<mirror::ReconOmSync>::new(),
+};

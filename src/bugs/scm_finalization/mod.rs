@@ -1,0 +1,15 @@
+//! HDDS-17089: SCM upgrade finalization across a snapshot install. The description (invariants, codes, advice, spec citation) is
+//! [`monitor::ABOUT`]; the spec is `traces/scm-finalization/ScmFinalization.tla`.
+
+pub mod mirror;
+pub mod monitor;
+pub mod witness;
+
+use super::Bug;
+
+pub const BUG: Bug = Bug {
+    about: &monitor::ABOUT,
+    monitor: || Box::new(monitor::ScmFinalization::default()),
+    witnesses: witness::witnesses,
+    mirror: &crate::spec::Mirrored::<mirror::ScmFinalization>::new(),
+};

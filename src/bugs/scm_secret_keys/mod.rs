@@ -1,0 +1,15 @@
+//! HDDS-16923: secret keys an SCM installs with a Raft snapshot. The description (invariants, codes, advice, spec citation) is
+//! [`monitor::ABOUT`]; the spec is `traces/scm-secret-keys/ScmSecretKeys.tla`.
+
+pub mod mirror;
+pub mod monitor;
+pub mod witness;
+
+use super::Bug;
+
+pub const BUG: Bug = Bug {
+    about: &monitor::ABOUT,
+    monitor: || Box::new(monitor::ScmSecretKeys::default()),
+    witnesses: witness::witnesses,
+    mirror: &crate::spec::Mirrored::<mirror::ScmSecretKeys>::new(),
+};

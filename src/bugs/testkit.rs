@@ -1,0 +1,137 @@
+//! What the bugs' witness tests share: scenario timelines through the real pipeline, where an event is, and
+//! TLC runs of fresh exports.
+
+use crate::spec::export::{build_either, to_trace, write_tla_files, Witnessed};
+use crate::spec::replay::{replay_with, Outcome};
+use crate::spec::Mirror;
+use crate::timeline::Timeline;
+use std::path::Path;
+
+/// The timeline of `tests/fixtures/scenarios/<model>/<case>` through the real pipeline (input resolution,
+/// embedded grammar, merge): its per-node daemon files, or with `merged` its `merged/` test output.
+pub fn scenario(model: &str, case: &str, merged: bool) -> Timeline {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/scenarios")
+        .join(model)
+        .join(case);
+    let dir = if merged { dir.join("merged") } else { dir };
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    timeline_of(&files)
+}
+
+/// The timeline of these command-line inputs, as `check` builds it.
+fn timeline_of(args: &[String]) -> Timeline {
+    let sources = crate::input::resolve(args).unwrap();
+    let grammar = crate::grammar::Grammar::embedded().unwrap();
+    crate::timeline::build(
+        &sources,
+        &grammar,
+        &crate::scan::ScanOptions::default(),
+        crate::timeline::DEFAULT_MAX_SKEW_MS,
+        &|_, _| {},
+    )
+}
+
+/// `file:line` of event `i`, the file name without `prefix` (the part every file of a scenario shares).
+pub fn file_line(tl: &Timeline, i: usize, prefix: &str) -> String {
+    let e = &tl.events[i];
+    let path = &tl.inputs[e.span.input as usize].path;
+    let file = Path::new(path).file_name().unwrap().to_string_lossy();
+    let file = file.strip_prefix(prefix).unwrap_or(&file);
+    format!("{file}:{}", e.span.line)
+}
+
+/// Builds `M`'s behaviour from the witnesses and checks that its export replays through the mirror: the
+/// trace ends where the mirror first sees a violation and claims it there, as TLC's traces do. The
+/// replay's violation (TLC-numbered state).
+pub fn assert_export_replays<M: Mirror>(
+    w: &Witnessed,
+    describe_event: impl Fn(usize) -> String,
+    what: &str,
+) -> Option<(String, usize)> {
+    let (_, constants, b) = build_either::<M>(w).unwrap();
+    let mirror = M::new(&constants).unwrap();
+    let trace = to_trace(&mirror, &b, describe_event);
+    let want_states = b.violated.map_or(b.states.len(), |(_, k)| k + 1);
+    assert_eq!(trace.states.len(), want_states, "{what}");
+    assert_eq!(
+        trace.violation.as_ref().and_then(|v| v.name.clone()),
+        b.violated.map(|(inv, _)| inv.to_string()),
+        "{what}"
+    );
+    match replay_with(&mirror, &trace) {
+        Outcome::Conforms(a) => {
+            assert_eq!(a.states, want_states, "{what}");
+            assert_eq!(
+                a.violated,
+                b.violated.map(|(inv, k)| (inv.to_string(), k + 1)),
+                "{what}"
+            );
+            a.violated
+        }
+        Outcome::Diverges(d) => panic!("{what}: {d:?}"),
+    }
+}
+
+/// `TLC_JAR` (the path of tla2tools.jar), or `None`, said on stderr, to skip a TLC test.
+pub fn tlc_jar() -> Option<String> {
+    let jar = std::env::var("TLC_JAR").ok();
+    if jar.is_none() {
+        eprintln!("SKIPPED: TLC_JAR is not set, so this TLC run is skipped");
+    }
+    jar
+}
+
+/// Exports `M`'s witnesses on `tl` as `export --to tla` does (the witness notes first) into a temporary
+/// directory named by `tag`, removed after, and runs TLC there: TLC's stdout, and where the mirror finds
+/// the behaviour violated.
+pub fn tlc_on_export<M: Mirror>(
+    jar: &str,
+    tag: &str,
+    tl: &Timeline,
+    describe_event: impl Fn(usize) -> String,
+) -> (String, Option<(&'static str, usize)>) {
+    let w = (crate::bugs::by_name(M::MODEL)
+        .expect("a registered bug")
+        .witnesses)(tl);
+    let (_, constants, b) = build_either::<M>(&w).unwrap();
+    let mirror = M::new(&constants).unwrap();
+    let mut trace = to_trace(&mirror, &b, describe_event);
+    trace.notes.splice(0..0, w.notes.iter().cloned());
+    let dir = std::env::temp_dir().join(format!("w-tlc-{tag}-{}", std::process::id()));
+    let name = write_tla_files::<M>(&dir, &trace, &constants).unwrap();
+    let out = std::process::Command::new("java")
+        .current_dir(&dir)
+        .args([
+            "-XX:+UseParallelGC",
+            "-cp",
+            jar,
+            "tlc2.TLC",
+            "-workers",
+            "1",
+        ])
+        .arg("-metadir")
+        .arg(dir.join("meta"))
+        .args(["-config", &format!("{name}.cfg"), &format!("{name}.tla")])
+        .output()
+        .expect("java runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        b.violated,
+    )
+}
+
+/// The number of the last state of TLC's error trace (`State N: ...`), TLC counting from 1.
+pub fn last_tlc_state(out: &str) -> Option<usize> {
+    out.lines()
+        .filter_map(|l| l.strip_prefix("State "))
+        .filter_map(|l| l.split(':').next()?.parse::<usize>().ok())
+        .max()
+}
