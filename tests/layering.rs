@@ -1,0 +1,126 @@
+//! The crate's modules form layers: no import cycle between top-level modules (`crate::a` uses `crate::b` and
+//! `b` uses `a`), nor between the files of one directory module (`tla/itf.rs` ↔ `tla/trace.rs`). Test code
+//! (`#[cfg(test)] mod ...` at the end of a file) is left out: a test may reach across layers.
+
+use petgraph::algo::tarjan_scc;
+use petgraph::graphmap::DiGraphMap;
+use regex::Regex;
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_dir() {
+            out.extend(rust_files(&p));
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The file's code before its test module, without comments.
+fn production_code(text: &str) -> String {
+    let test_mod = Regex::new(r"\n#\[cfg\(test\)\]\s*\n\s*(pub(\(crate\))? )?mod ").unwrap();
+    let cut = test_mod.find(text).map_or(text.len(), |m| m.start());
+    let comment = Regex::new(r"//[^\n]*").unwrap();
+    comment.replace_all(&text[..cut], "").into_owned()
+}
+
+/// The cycles of a dependency graph, each as its sorted members.
+fn cycles(edges: &[(String, String)]) -> Vec<Vec<String>> {
+    let mut g: DiGraphMap<&str, ()> = DiGraphMap::new();
+    for (a, b) in edges {
+        g.add_edge(a.as_str(), b.as_str(), ());
+    }
+    tarjan_scc(&g)
+        .into_iter()
+        .filter(|c| c.len() > 1)
+        .map(|c| {
+            let mut c: Vec<String> = c.into_iter().map(String::from).collect();
+            c.sort();
+            c
+        })
+        .collect()
+}
+
+#[test]
+fn top_level_modules_have_no_import_cycle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let uses = Regex::new(r"crate::([a-z_]+)").unwrap();
+    let mut edges = Vec::new();
+    for file in rust_files(&src) {
+        let rel = file.strip_prefix(&src).unwrap();
+        let module = match rel.components().count() {
+            1 => rel.file_stem().unwrap().to_string_lossy().into_owned(),
+            _ => rel.iter().next().unwrap().to_string_lossy().into_owned(),
+        };
+        let code = production_code(&std::fs::read_to_string(&file).unwrap());
+        for c in uses.captures_iter(&code) {
+            let to = c[1].to_string();
+            // Exported macros live at the crate root; they are not modules.
+            let is_module = src.join(format!("{to}.rs")).exists() || src.join(&to).is_dir();
+            if to != module && is_module {
+                edges.push((module.clone(), to));
+            }
+        }
+    }
+    assert!(edges.len() > 20, "the scan found the crate's imports");
+    assert_eq!(cycles(&edges), Vec::<Vec<String>>::new());
+}
+
+#[test]
+fn files_of_a_directory_module_have_no_import_cycle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let sibling = Regex::new(r"super::([a-z_]+)").unwrap();
+    for dir in std::fs::read_dir(&src).unwrap() {
+        let dir = dir.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        let mut edges = Vec::new();
+        let crate_path = Regex::new(&format!(
+            r"crate::{}::([a-z_]+)",
+            dir.file_name().unwrap().to_string_lossy()
+        ))
+        .unwrap();
+        for file in std::fs::read_dir(&dir).unwrap() {
+            let file = file.unwrap().path();
+            if file.extension().is_none_or(|x| x != "rs") {
+                continue;
+            }
+            let me = file.file_stem().unwrap().to_string_lossy().into_owned();
+            if me == "mod" {
+                continue; // the parent: its children may use what it declares
+            }
+            let code = production_code(&std::fs::read_to_string(&file).unwrap());
+            for c in sibling
+                .captures_iter(&code)
+                .chain(crate_path.captures_iter(&code))
+            {
+                let to = c[1].to_string();
+                if to != me && dir.join(format!("{to}.rs")).exists() {
+                    edges.push((me.clone(), to));
+                }
+            }
+        }
+        assert_eq!(
+            cycles(&edges),
+            Vec::<Vec<String>>::new(),
+            "in {}",
+            dir.display()
+        );
+    }
+}
+
+#[test]
+fn the_cycle_finder_finds_a_cycle() {
+    let e = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(
+        cycles(&[e("a", "b"), e("b", "c"), e("c", "a"), e("c", "d")]),
+        vec![vec!["a".to_string(), "b".into(), "c".into()]]
+    );
+    assert!(cycles(&[e("a", "b"), e("b", "c")]).is_empty());
+}
