@@ -24,6 +24,34 @@ type OrderKey = (i64, u32, u64);
 /// Default tolerance for clock differences between nodes.
 pub const DEFAULT_MAX_SKEW_MS: i64 = 1000;
 
+/// Which nodes a model watches: the nodes the logs say run `service`, and, among the nodes whose service the
+/// logs do not tell (stdin without a banner, a renamed file), those that log an event for which
+/// `unknown_service_if` holds. The monitor and the witness table of a bug both ask this one question, so
+/// `check` and `export` agree on a model's nodes.
+#[derive(Debug, Clone, Copy)]
+pub struct Role {
+    pub service: Component,
+    pub unknown_service_if: fn(EventKind) -> bool,
+}
+
+impl Role {
+    /// Only nodes known to run `service`.
+    pub const fn known(service: Component) -> Role {
+        Role {
+            service,
+            unknown_service_if: |_| false,
+        }
+    }
+
+    /// Nodes known to run `service`, and every node of unknown service.
+    pub const fn or_unknown(service: Component) -> Role {
+        Role {
+            service,
+            unknown_service_if: |_| true,
+        }
+    }
+}
+
 /// All events of a run, merged.
 pub struct Timeline {
     pub inputs: Vec<InputStats>,
@@ -50,6 +78,9 @@ pub struct Timeline {
     /// The lifecycle step each event makes for its node (same index as `events`), computed once here so that
     /// every monitor and every witness table sees the same starts, stops and crashes.
     pub life: Vec<Option<LifeStep>>,
+    /// The event kinds each node logs (by `Event::node_key`), as bit sets over [`EventKind::ALL`]: what
+    /// [`Timeline::plays`] asks of nodes whose service the logs do not tell.
+    kinds_by_node: Vec<Vec<u64>>,
 }
 
 /// Scans every input (in parallel) and merges their events.
@@ -230,6 +261,12 @@ pub fn from_events(
             }
         }
     }
+    let words = EventKind::ALL.len().div_ceil(64);
+    let mut kinds_by_node = vec![vec![0u64; words]; node_names.len()];
+    for e in events.iter().filter(|e| e.node.is_some()) {
+        let k = e.kind as usize;
+        kinds_by_node[e.node_key as usize][k / 64] |= 1 << (k % 64);
+    }
     let mut lifecycle = Lifecycle::default();
     let life = events
         .iter()
@@ -243,6 +280,7 @@ pub fn from_events(
         })
         .collect();
     Timeline {
+        kinds_by_node,
         life,
         inputs,
         events,
@@ -288,6 +326,28 @@ impl Timeline {
     #[inline]
     pub fn service_of_key(&self, key: u32) -> Option<Component> {
         self.service_by_key.get(key as usize).copied().flatten()
+    }
+
+    /// Does the node with this key play `role`: does it run the role's service, or, of unknown service, log an
+    /// event the role accepts from such nodes?
+    pub fn plays(&self, key: u32, role: &Role) -> bool {
+        match self.service_of_key(key) {
+            Some(s) => s == role.service,
+            // Only the kinds the node logs are looked at: a few dozen set bits.
+            None => self.kinds_by_node.get(key as usize).is_some_and(|bits| {
+                bits.iter().enumerate().any(|(word, &w)| {
+                    let mut w = w;
+                    while w != 0 {
+                        let i = word * 64 + w.trailing_zeros() as usize;
+                        if (role.unknown_service_if)(EventKind::ALL[i]) {
+                            return true;
+                        }
+                        w &= w - 1;
+                    }
+                    false
+                })
+            }),
+        }
     }
 
     /// Is input `input` (an `Event::span.input`) single-JVM test output? What [`Lifecycle::observe`] needs

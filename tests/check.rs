@@ -294,7 +294,10 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     // clap checks `--model` against the registry and lists every model it knows.
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("invalid value 'nope' for '--model <NAME>'"), "{err}");
+    assert!(
+        err.contains("invalid value 'nope' for '--model <NAME>'"),
+        "{err}"
+    );
     assert!(
         err.contains("scm-secret-keys, scm-finalization, dn-finalize-block, recon-om-sync"),
         "{err}"

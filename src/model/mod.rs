@@ -7,7 +7,7 @@
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
 use crate::timeline::Timeline;
-use crate::vocab::{Component, EventKind};
+use crate::vocab::EventKind;
 use std::sync::Arc;
 
 /// An invariant of a spec, with its stable diagnostic code. Invariants are compared, hashed and printed by
@@ -135,24 +135,20 @@ pub enum Instance<'e> {
 }
 
 impl Ctx<'_> {
-    /// The instance `e` belongs to, for a model of `service`. `unknown_service_too` accepts nodes whose
-    /// service the logs do not tell.
-    pub fn instance<'e>(
-        &self,
-        e: &'e Event,
-        service: Component,
-        unknown_service_too: bool,
-    ) -> Instance<'e> {
+    /// The instance `e` belongs to, for a model whose nodes play `role` ([`Timeline::plays`]).
+    pub fn instance<'e>(&self, e: &'e Event, role: &Role) -> Instance<'e> {
         let Some(node) = e.node.as_ref() else {
             return Instance::NoNode;
         };
-        match self.timeline.service_of_key(e.node_key) {
-            Some(s) if s == service => Instance::Of(node, e.node_key),
-            None if unknown_service_too => Instance::Of(node, e.node_key),
-            _ => Instance::OtherService,
+        if self.timeline.plays(e.node_key, role) {
+            Instance::Of(node, e.node_key)
+        } else {
+            Instance::OtherService
         }
     }
 }
+
+pub use crate::timeline::Role;
 
 /// What a model is: its name, its spec, its invariants.
 #[derive(Debug)]
@@ -161,6 +157,8 @@ pub struct About {
     pub name: &'static str,
     pub spec: Spec,
     pub invariants: &'static [Invariant],
+    /// The nodes the model watches.
+    pub role: Role,
     /// The reason given when no check could be made at all.
     pub nothing_checked: &'static str,
 }

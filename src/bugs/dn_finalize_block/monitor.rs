@@ -7,7 +7,9 @@
 
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
-use crate::model::{invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Spec, Violation};
+use crate::model::{
+    invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Role, Spec, Violation,
+};
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
 use rustc_hash::FxHashMap as HashMap;
@@ -30,6 +32,10 @@ pub(crate) const ABOUT: About = About {
             issue: "HDDS-16828",
         },
     invariants: INVARIANTS,
+    role: Role {
+        service: Component::Datanode,
+        unknown_service_if: super::witness::is_block_line,
+    },
     nothing_checked: "no block was finalized in view (`Block has been finalized`); PutBlocks are only visible with `log4j.logger.org.apache.hadoop.ozone.container.keyvalue.impl.BlockManagerImpl=DEBUG`",
 };
 
@@ -86,7 +92,7 @@ impl Model for DnFinalizeBlock {
         if !self.reads(e.kind) {
             return;
         }
-        let (node, key) = match cx.instance(e, Component::Datanode, true) {
+        let (node, key) = match cx.instance(e, &ABOUT.role) {
             Instance::Of(node, key) => (node, key),
             Instance::NoNode => {
                 self.knowledge.unknown("some datanode lines name no node");

@@ -35,8 +35,8 @@ use crate::spec::Constants;
 use crate::timeline::Timeline;
 use crate::tla::value::TlaValue;
 use crate::value::Value;
-use crate::vocab::{Component, EventKind};
-use rustc_hash::{FxHashMap, FxHashSet};
+use crate::vocab::EventKind;
+use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
 /// Actions no log line shows at Ozone's default levels; the export may infer them between witnessed steps.
@@ -61,7 +61,8 @@ fn block_of(e: &Event) -> Option<(u64, u64)> {
     }
 }
 
-fn is_block_line(kind: EventKind) -> bool {
+/// A block line: what makes a node of unknown service a datanode for this model.
+pub fn is_block_line(kind: EventKind) -> bool {
     use EventKind::*;
     matches!(
         kind,
@@ -109,23 +110,10 @@ impl Default for Dn {
 /// The witnessed actions of `DnFinalizeBlock` along the timeline.
 pub fn witnesses(timeline: &Timeline) -> Witnessed {
     let events = &timeline.events;
-    // Datanodes: nodes the logs say run a datanode, and nodes of unknown service with block lines.
-    let mut datanodes: FxHashSet<u32> = FxHashSet::default();
-    for e in events {
-        if e.node.is_none() {
-            continue;
-        }
-        match timeline.service_of_key(e.node_key) {
-            Some(Component::Datanode) => {
-                datanodes.insert(e.node_key);
-            }
-            None if is_block_line(e.kind) => {
-                datanodes.insert(e.node_key);
-            }
-            _ => {}
-        }
-    }
-    let on_dn = |e: &Event| e.node.is_some() && datanodes.contains(&e.node_key);
+    // Datanodes, as the monitor sees them: nodes the logs say run a datanode, and nodes of unknown service
+    // with block lines.
+    let on_dn =
+        |e: &Event| e.node.is_some() && timeline.plays(e.node_key, &super::monitor::ABOUT.role);
     // The block: the first one finalized, else the first one committed.
     let target = events
         .iter()

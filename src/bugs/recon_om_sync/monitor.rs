@@ -8,7 +8,9 @@
 
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
-use crate::model::{invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Spec, Violation};
+use crate::model::{
+    invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Role, Spec, Violation,
+};
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
 use rustc_hash::FxHashMap as HashMap;
@@ -28,6 +30,7 @@ pub(crate) const ABOUT: About = About {
             issue: "HDDS-16462",
         },
     invariants: INVARIANTS,
+    role: Role::or_unknown(Component::Recon),
     nothing_checked: "no full snapshot with an earlier sequence number in view (`Sequence number after sync` before and after `Successfully updated Recon OM DB with new snapshot.`)",
 };
 
@@ -97,7 +100,7 @@ impl Model for ReconOmSync {
         life: Option<LifeStep>,
         out: &mut Vec<Violation>,
     ) {
-        let (node, key) = match cx.instance(e, Component::Recon, true) {
+        let (node, key) = match cx.instance(e, &ABOUT.role) {
             Instance::Of(node, key) => (node, key),
             Instance::NoNode => {
                 if self.reads(e.kind) {

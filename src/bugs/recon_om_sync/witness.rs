@@ -59,7 +59,7 @@ fn recon_node(timeline: &Timeline) -> Option<(u32, String)> {
         if e.component != Component::Recon {
             return None;
         }
-        match cx.instance(e, Component::Recon, true) {
+        match cx.instance(e, &super::monitor::ABOUT.role) {
             Instance::Of(node, key) => Some((key, node.to_string())),
             _ => None,
         }

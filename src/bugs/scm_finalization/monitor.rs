@@ -8,7 +8,9 @@
 
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
-use crate::model::{invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Spec, Violation};
+use crate::model::{
+    invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Role, Spec, Violation,
+};
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
 use rustc_hash::FxHashMap as HashMap;
@@ -37,6 +39,7 @@ pub(crate) const ABOUT: About = About {
             issue: "HDDS-17089",
         },
     invariants: INVARIANTS,
+    role: Role::known(Component::Scm),
     nothing_checked: "no checkpoint install that raised the apparent version (`New snapshot received with higher apparent version`) and no datanode fencing in view",
 };
 
@@ -160,7 +163,7 @@ impl Model for ScmFinalization {
         out: &mut Vec<Violation>,
     ) {
         // Datanodes, OM and Recon log the same version-manager lines: only nodes known to be SCMs count.
-        let (node, key) = match cx.instance(e, Component::Scm, false) {
+        let (node, key) = match cx.instance(e, &ABOUT.role) {
             Instance::Of(node, key) => (node, key),
             Instance::NoNode => {
                 if self.reads(e.kind) && e.kind != EventKind::VersionManagerInitialized {

@@ -27,7 +27,7 @@ use crate::spec::Constants;
 use crate::timeline::Timeline;
 use crate::tla::value::TlaValue;
 use crate::value::Value;
-use crate::vocab::{Component, EventKind};
+use crate::vocab::EventKind;
 use std::collections::{BTreeSet, HashMap};
 
 /// Actions no log line read by the shipped grammar witnesses: see the module documentation.
@@ -60,7 +60,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
     let events = &timeline.events;
     let is_scm = |i: usize| {
         let e = &events[i];
-        e.node.is_some() && timeline.service_of_key(e.node_key) == Some(Component::Scm)
+        e.node.is_some() && timeline.plays(e.node_key, &super::monitor::ABOUT.role)
     };
     let test_output = |i: usize| timeline.is_test_output(events[i].span.input);
 

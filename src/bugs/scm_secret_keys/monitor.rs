@@ -8,7 +8,9 @@
 
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
-use crate::model::{invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Spec, Violation};
+use crate::model::{
+    invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Role, Spec, Violation,
+};
 use crate::time::Timestamp;
 use crate::value::{SecretKeyInfo, Value};
 use crate::vocab::{Component, EventKind};
@@ -38,6 +40,10 @@ pub(crate) const ABOUT: About = About {
             issue: "HDDS-16923",
         },
     invariants: INVARIANTS,
+    role: Role {
+        service: Component::Scm,
+        unknown_service_if: super::witness::is_key_line,
+    },
     nothing_checked: "no snapshot install with secret keys (`Got secret keys from leaders [...]` then `Replaced DB with checkpoint`) and no unexpired key history in view; security may be off, or the logs start after those steps",
 };
 
@@ -272,7 +278,7 @@ impl Model for ScmSecretKeys {
         life: Option<LifeStep>,
         out: &mut Vec<Violation>,
     ) {
-        let (node, key) = match cx.instance(e, Component::Scm, true) {
+        let (node, key) = match cx.instance(e, &ABOUT.role) {
             Instance::Of(node, key) => (node, key),
             Instance::NoNode => {
                 if self.reads(e.kind) {

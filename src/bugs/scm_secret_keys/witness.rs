@@ -26,7 +26,7 @@ use crate::lifecycle::{is_stop_line, LifeStep};
 use crate::spec::export::{model_value_for, Witness, Witnessed};
 use crate::timeline::Timeline;
 use crate::tla::value::TlaValue;
-use crate::vocab::{Component, EventKind};
+use crate::vocab::EventKind;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeSet;
 
@@ -59,6 +59,19 @@ struct Node {
     seen: bool,
 }
 
+/// A secret-key line: what makes a node of unknown service an SCM for this model.
+pub fn is_key_line(k: EventKind) -> bool {
+    matches!(
+        k,
+        EventKind::SecretKeysFetched
+            | EventKind::SecretKeysSaved
+            | EventKind::SecretKeysUpdated
+            | EventKind::SecretKeyGenerated
+            | EventKind::SecretKeyRotated
+            | EventKind::SecretKeysReloaded
+    )
+}
+
 /// Does a new leader's key init (`Initializing SecretKeys.` then `Keys reloaded` / `A new key is generated`)
 /// follow leadership event `at` on the same node, before anything ends that leadership? The line that
 /// completes `BecomeLeader` then.
@@ -85,27 +98,9 @@ fn key_init_after(timeline: &Timeline, at: usize) -> Option<usize> {
 /// The witnessed actions of `ScmSecretKeys` along the timeline.
 pub fn witnesses(timeline: &Timeline) -> Witnessed {
     let events = &timeline.events;
-    // The SCMs: nodes the logs say run SCM, or of unknown service that log a secret-key line.
-    let key_kinds = |k: EventKind| {
-        matches!(
-            k,
-            EventKind::SecretKeysFetched
-                | EventKind::SecretKeysSaved
-                | EventKind::SecretKeysUpdated
-                | EventKind::SecretKeyGenerated
-                | EventKind::SecretKeyRotated
-                | EventKind::SecretKeysReloaded
-        )
-    };
-    let unknown_with_keys: FxHashSet<u32> = events
-        .iter()
-        .filter(|e| e.node.is_some() && key_kinds(e.kind))
-        .map(|e| e.node_key)
-        .filter(|&k| timeline.service_of_key(k).is_none())
-        .collect();
-    let is_scm = |key: u32| {
-        timeline.service_of_key(key) == Some(Component::Scm) || unknown_with_keys.contains(&key)
-    };
+    // The SCMs, as the monitor sees them: nodes the logs say run SCM, or of unknown service that log a
+    // secret-key line.
+    let is_scm = |key: u32| timeline.plays(key, &super::monitor::ABOUT.role);
 
     let mut nodes: FxHashMap<u32, Node> = FxHashMap::default();
     let mut leader_init: FxHashSet<usize> = FxHashSet::default();
