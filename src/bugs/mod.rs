@@ -155,4 +155,41 @@ mod tests {
             BUGS.iter().map(|b| b.about.invariants.len()).sum::<usize>()
         );
     }
+
+    /// The monitor and the witness table of `scm-secret-keys` watch the same nodes: an SCM the logs tell
+    /// (its key lines are SCM lines), not a node of unknown service that only starts and stops (the monitor
+    /// once took every such node for an SCM, the witness table did not).
+    #[test]
+    fn monitor_and_witness_agree_on_a_node_of_unknown_service() {
+        use crate::model::testkit::{ev, timeline, Input};
+        use crate::model::{Ctx, Instance};
+        use crate::vocab::EventKind::{CheckpointInstalled, ProcessStarted, SecretKeysFetched};
+        let stdin = Input {
+            path: "-".into(),
+            test_output: false,
+            events: vec![
+                ev(SecretKeysFetched, "with-keys", 0, vec![]),
+                ev(CheckpointInstalled, "with-keys", 10, vec![]),
+                ev(ProcessStarted, "unknown", 20, vec![]),
+                ev(ProcessStarted, "unknown", 30, vec![]),
+            ],
+        };
+        let tl = timeline(vec![stdin]);
+        let bug = by_name("scm-secret-keys").unwrap();
+        let cx = Ctx { timeline: &tl };
+        let watched: Vec<&str> = tl
+            .events
+            .iter()
+            .filter(|e| matches!(cx.instance(e, &bug.about.role), Instance::Of(..)))
+            .map(|e| e.node.as_deref().unwrap())
+            .collect();
+        assert_eq!(watched, ["with-keys", "with-keys"]);
+        let w = (bug.witnesses)(&tl);
+        let witnessed: Vec<&str> = w
+            .witnesses
+            .iter()
+            .map(|w| tl.events[w.event].node.as_deref().unwrap())
+            .collect();
+        assert_eq!(witnessed, ["with-keys", "with-keys"]);
+    }
 }
