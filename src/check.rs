@@ -2,6 +2,7 @@
 
 use crate::bugs::{Bug, BUGS};
 use crate::model::{Ctx, Model, Spec, Verdict, Violation};
+use crate::spec::export::Witnessed;
 use crate::timeline::Timeline;
 use crate::vocab::EventKind;
 use std::collections::HashSet;
@@ -63,9 +64,32 @@ pub fn replay(timeline: &Timeline, models: Vec<Box<dyn Model>>) -> Vec<ModelRepo
 /// judge what never happened (a live check replays prefixes of inputs that are still growing).
 pub fn replay_until(
     timeline: &Timeline,
-    mut models: Vec<Box<dyn Model>>,
+    models: Vec<Box<dyn Model>>,
     at_end: bool,
 ) -> Vec<ModelReport> {
+    observe(timeline, models, at_end, false)
+        .into_iter()
+        .map(|(report, _)| report)
+        .collect()
+}
+
+/// One bug's observer over the whole timeline, both halves at once: `check`'s verdict and `export`'s
+/// witnessed spec actions come from the same pass over the same events, lifecycle and nodes.
+pub fn observe_one(timeline: &Timeline, bug: &Bug) -> (ModelReport, Witnessed) {
+    let (report, witnessed) = observe(timeline, vec![(bug.monitor)()], true, true)
+        .pop()
+        .expect("one model, one report");
+    (report, witnessed.expect("asked for"))
+}
+
+/// Steps the models over the timeline; with `witnesses`, every event also reaches each model's witness
+/// half and its witnessed actions come back beside the report.
+fn observe(
+    timeline: &Timeline,
+    mut models: Vec<Box<dyn Model>>,
+    at_end: bool,
+    witnesses: bool,
+) -> Vec<(ModelReport, Option<Witnessed>)> {
     let cx = Ctx { timeline };
     let mut found: Vec<Vec<Violation>> = models.iter().map(|_| Vec::new()).collect();
     // Which models read which event kinds, asked once rather than per event.
@@ -84,6 +108,9 @@ pub fn replay_until(
         for ((m, out), reads) in models.iter_mut().zip(found.iter_mut()).zip(&reads) {
             if life.is_some() || reads[e.kind as usize] {
                 m.step(&cx, i, e, life, out);
+            }
+            if witnesses {
+                m.witness(&cx, i, e, life);
             }
         }
     }
@@ -123,7 +150,7 @@ pub fn replay_until(
             } else {
                 (Verdict::Conforms, None)
             };
-            ModelReport {
+            let report = ModelReport {
                 model: m.name(),
                 spec: m.spec(),
                 verdict,
@@ -131,7 +158,9 @@ pub fn replay_until(
                 events: k.events,
                 checks: k.checks,
                 violations,
-            }
+            };
+            let witnessed = witnesses.then(|| m.witnessed(&cx));
+            (report, witnessed)
         })
         .collect()
 }

@@ -18,18 +18,15 @@ pub mod scm_secret_keys;
 pub(crate) mod testkit;
 
 use crate::model::{About, Invariant, Model};
-use crate::spec::export::Witnessed;
 use crate::spec::SpecMirror;
-use crate::timeline::Timeline;
 
 /// One bug: what it is, how `check` watches for it, how `export` reads it, and its spec.
 #[derive(Clone, Copy)]
 pub struct Bug {
     pub about: &'static About,
-    /// A fresh monitor.
+    /// A fresh observer of the log: the monitor `check` runs, whose witness half gives `export` the witnessed
+    /// spec actions from the same pass ([`crate::check::observe_one`]).
     pub monitor: fn() -> Box<dyn Model>,
-    /// The witnessed spec actions along a timeline, with the constants sized to them.
-    pub witnesses: fn(&Timeline) -> Witnessed,
     /// The exact spec mirror.
     pub mirror: &'static dyn SpecMirror,
 }
@@ -136,7 +133,11 @@ mod tests {
                     inv.name
                 );
             }
-            let w = (bug.witnesses)(&crate::timeline::from_events(vec![], vec![], vec![], 0));
+            let w = crate::check::observe_one(
+                &crate::timeline::from_events(vec![], vec![], vec![], 0),
+                bug,
+            )
+            .1;
             assert!(w.witnesses.is_empty());
             for h in w.hidden {
                 assert!(
@@ -184,7 +185,7 @@ mod tests {
             .map(|e| e.node.as_deref().unwrap())
             .collect();
         assert_eq!(watched, ["with-keys", "with-keys"]);
-        let w = (bug.witnesses)(&tl);
+        let w = crate::check::observe_one(&tl, bug).1;
         let witnessed: Vec<&str> = w
             .witnesses
             .iter()

@@ -98,9 +98,8 @@ pub fn tlc_on_export<M: Mirror>(
     tl: &Timeline,
     describe_event: impl Fn(usize) -> String,
 ) -> (String, Option<(&'static str, usize)>) {
-    let w = (crate::bugs::by_name(M::MODEL)
-        .expect("a registered bug")
-        .witnesses)(tl);
+    let bug = crate::bugs::by_name(M::MODEL).expect("a registered bug");
+    let (_, w) = crate::check::observe_one(tl, bug);
     let (_, constants, b) = build_either::<M>(&w).unwrap();
     let mirror = M::new(&constants).unwrap();
     let mut trace = to_trace(&mirror, &b, describe_event);

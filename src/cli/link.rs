@@ -338,7 +338,8 @@ pub fn cmd_export(
             "--to tla writes three files (the trace module, its TLC config and the spec): give a directory with -o"
         ));
     }
-    let witnessed = (bug.witnesses)(timeline);
+    // The same observer `check` runs, read for its witnessed spec actions.
+    let (_, witnessed) = crate::check::observe_one(timeline, bug);
     if witnessed.witnesses.is_empty() {
         return Err(miette!(
             code = "ozone_conform::export::nothing",

@@ -6,6 +6,7 @@
 
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
+use crate::spec::export::Witnessed;
 use crate::timeline::Timeline;
 use crate::vocab::EventKind;
 use std::sync::Arc;
@@ -187,6 +188,11 @@ pub trait Model: Send {
     );
     /// Called once after the last event.
     fn finish(&mut self, _cx: &Ctx, _out: &mut Vec<Violation>) {}
+    /// Export's half of the observer: every event of the timeline, with the same lifecycle step `step` gets;
+    /// the spec actions it witnesses are kept for [`Model::witnessed`].
+    fn witness(&mut self, _cx: &Ctx, _index: usize, _event: &Event, _life: Option<LifeStep>) {}
+    /// After the last event: the witnessed spec actions, with the constants sized to them.
+    fn witnessed(&mut self, cx: &Ctx) -> Witnessed;
     fn knowledge(&self) -> &Knowledge;
     fn nothing_checked_reason(&self) -> &'static str {
         self.about().nothing_checked

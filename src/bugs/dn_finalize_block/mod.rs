@@ -10,6 +10,5 @@ use super::Bug;
 pub const BUG: Bug = Bug {
     about: &monitor::ABOUT,
     monitor: || Box::new(monitor::DnFinalizeBlock::default()),
-    witnesses: witness::witnesses,
     mirror: &crate::spec::Mirrored::<mirror::DnFinalizeBlock>::new(),
 };

@@ -356,6 +356,10 @@ impl Model for ScmFinalization {
     fn knowledge(&self) -> &Knowledge {
         &self.knowledge
     }
+
+    fn witnessed(&mut self, cx: &Ctx) -> crate::spec::export::Witnessed {
+        super::witness::witnesses(cx.timeline)
+    }
 }
 
 #[cfg(test)]

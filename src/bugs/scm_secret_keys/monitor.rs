@@ -426,6 +426,10 @@ impl Model for ScmSecretKeys {
     fn knowledge(&self) -> &Knowledge {
         &self.knowledge
     }
+
+    fn witnessed(&mut self, cx: &Ctx) -> crate::spec::export::Witnessed {
+        super::witness::witnesses(cx.timeline)
+    }
 }
 
 #[cfg(test)]
