@@ -190,7 +190,7 @@ pub trait Model: Send {
     fn finish(&mut self, _cx: &Ctx, _out: &mut Vec<Violation>) {}
     /// Export's half of the observer: every event of the timeline, with the same lifecycle step `step` gets;
     /// the spec actions it witnesses are kept for [`Model::witnessed`].
-    fn witness(&mut self, _cx: &Ctx, _index: usize, _event: &Event, _life: Option<LifeStep>) {}
+    fn witness(&mut self, cx: &Ctx, index: usize, event: &Event, life: Option<LifeStep>);
     /// After the last event: the witnessed spec actions, with the constants sized to them.
     fn witnessed(&mut self, cx: &Ctx) -> Witnessed;
     fn knowledge(&self) -> &Knowledge;

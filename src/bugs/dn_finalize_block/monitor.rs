@@ -53,6 +53,8 @@ struct Datanode {
 pub struct DnFinalizeBlock {
     datanodes: HashMap<u32, Datanode>,
     knowledge: Knowledge,
+    /// The observer's witness half (for `export`), fed by the same pass.
+    table: super::witness::Table,
 }
 
 fn block(e: &Event) -> Option<(u64, u64)> {
@@ -179,8 +181,12 @@ impl Model for DnFinalizeBlock {
         &self.knowledge
     }
 
+    fn witness(&mut self, cx: &Ctx, index: usize, e: &Event, life: Option<LifeStep>) {
+        self.table.step(cx.timeline, index, e, life);
+    }
+
     fn witnessed(&mut self, cx: &Ctx) -> crate::spec::export::Witnessed {
-        super::witness::witnesses(cx.timeline)
+        self.table.finish(cx.timeline)
     }
 }
 

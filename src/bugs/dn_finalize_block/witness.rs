@@ -107,36 +107,61 @@ impl Default for Dn {
     }
 }
 
-/// The witnessed actions of `DnFinalizeBlock` along the timeline.
-pub fn witnesses(timeline: &Timeline) -> Witnessed {
+/// Export's half of the `dn-finalize-block` observer: the witnessed actions of `DnFinalizeBlock`, event by
+/// event, with the monitor's role and the timeline's lifecycle.
+#[derive(Default)]
+pub struct Table {
+    /// The block the export follows (the first one finalized, else the first one committed), found on the
+    /// first step.
+    target: Option<Option<(u64, u64)>>,
+    ws: Vec<Witness>,
+    dns: FxHashMap<u32, Dn>,
+    leaders: Vec<(u32, usize)>,
+    other_blocks: usize,
+    replays: usize,
+    requests: usize,
+    first_starts: usize,
+    stream_seen: bool,
+}
+
+/// Datanodes, as the monitor sees them: nodes the logs say run a datanode, and nodes of unknown service
+/// with block lines.
+fn on_dn(timeline: &Timeline, e: &Event) -> bool {
+    e.node.is_some() && timeline.plays(e.node_key, &super::monitor::ABOUT.role)
+}
+
+/// The block the export follows: the first one finalized, else the first one committed.
+fn target_block(timeline: &Timeline) -> Option<(u64, u64)> {
     let events = &timeline.events;
-    // Datanodes, as the monitor sees them: nodes the logs say run a datanode, and nodes of unknown service
-    // with block lines.
-    let on_dn =
-        |e: &Event| e.node.is_some() && timeline.plays(e.node_key, &super::monitor::ABOUT.role);
-    // The block: the first one finalized, else the first one committed.
-    let target = events
+    events
         .iter()
-        .filter(|e| on_dn(e) && e.kind == EventKind::BlockFinalized)
+        .filter(|e| on_dn(timeline, e) && e.kind == EventKind::BlockFinalized)
         .find_map(block_of)
         .or_else(|| {
             events
                 .iter()
-                .filter(|e| on_dn(e) && is_commit(e.kind))
+                .filter(|e| on_dn(timeline, e) && is_commit(e.kind))
                 .find_map(block_of)
-        });
+        })
+}
 
-    let name = |key: u32| timeline.node_names[key as usize].to_string();
-    let mut notes = Vec::new();
-    let mut ws: Vec<Witness> = Vec::new();
-    let mut dns: FxHashMap<u32, Dn> = FxHashMap::default();
-    let mut leaders: Vec<(u32, usize)> = Vec::new();
-    let (mut other_blocks, mut replays, mut requests, mut first_starts) = (0, 0, 0, 0);
-    let mut stream_seen = false;
-    for (i, e) in events.iter().enumerate() {
-        let life = timeline.life[i];
-        if !on_dn(e) {
-            continue;
+impl Table {
+    /// Event `i`, with the lifecycle step it makes.
+    pub fn step(&mut self, timeline: &Timeline, i: usize, e: &Event, life: Option<LifeStep>) {
+        let target = *self.target.get_or_insert_with(|| target_block(timeline));
+        let Table {
+            ws,
+            dns,
+            leaders,
+            other_blocks,
+            replays,
+            requests,
+            first_starts,
+            stream_seen,
+            ..
+        } = self;
+        if !on_dn(timeline, e) {
+            return;
         }
         let key = e.node_key;
         let node = model_value_for(&timeline.node_names[key as usize]);
@@ -154,7 +179,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
                 if dn.up {
                     // Every datanode is up in Init: a first start in view (or the second start line of
                     // one start) is no step.
-                    first_starts += 1;
+                    *first_starts += 1;
                 } else {
                     ws.push(Witness {
                         event: i,
@@ -189,11 +214,11 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
             {
                 leaders.push((key, i));
             }
-            EventKind::StreamDataChannelOpened => stream_seen = true,
-            EventKind::FinalizeBlockReceived if ours => requests += 1,
+            EventKind::StreamDataChannelOpened => *stream_seen = true,
+            EventKind::FinalizeBlockReceived if ours => *requests += 1,
             EventKind::BlockFinalized if ours => {
                 if dn.finalized {
-                    replays += 1;
+                    *replays += 1;
                 } else {
                     dn.finalized = true;
                     ws.push(Witness {
@@ -206,7 +231,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
             k if is_commit(k) && ours => {
                 let bcs = e.field("bcs_id").and_then(Value::as_u64);
                 if matches!((bcs, dn.last_bcs), (Some(b), Some(l)) if b <= l) {
-                    replays += 1;
+                    *replays += 1;
                 } else {
                     dn.last_bcs = bcs.or(dn.last_bcs);
                     dn.entries += 1;
@@ -230,107 +255,133 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
                     params: vec![node],
                 });
             }
-            EventKind::PutBlockReplayIgnored => replays += 1,
-            k if is_block_line(k) && block_of(e).is_some() && !ours => other_blocks += 1,
+            EventKind::PutBlockReplayIgnored => *replays += 1,
+            k if is_block_line(k) && block_of(e).is_some() && !ours => *other_blocks += 1,
             _ => {}
         }
     }
-    // A stop moved to its last line may now be out of order with other nodes' steps.
-    ws.sort_by_key(|w| w.event);
 
-    // The pipeline leader: the last one elected before the first FinalizeBlock was applied, else the last.
-    let first_finalize = ws
-        .iter()
-        .find(|w| w.action == "ApplyFinalizeBlock")
-        .map(|w| w.event);
-    let leader = leaders
-        .iter()
-        .rev()
-        .find(|(_, i)| first_finalize.is_none_or(|f| *i < f))
-        .or(leaders.last())
-        .map(|(k, _)| *k);
-    let leader_value = match leader {
-        Some(k) => {
-            let others: BTreeSet<String> = leaders
-                .iter()
-                .filter(|(l, _)| *l != k)
-                .map(|(l, _)| name(*l))
-                .collect();
-            notes.push(format!(
-                "Leader = {}: datanode {} became the pipeline's Raft leader{}{}",
-                model_value_for(&name(k)),
-                name(k),
-                if first_finalize.is_some() {
-                    " before the first FinalizeBlock was applied"
-                } else {
-                    ""
-                },
-                if others.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        "; the spec's leader is fixed, so the leadership of {} is not modelled",
-                        others.into_iter().collect::<Vec<_>>().join(", ")
-                    )
-                }
-            ));
-            model_value_for(&name(k))
-        }
-        None => {
-            notes.push(format!(
-                "Leader = {UNKNOWN_LEADER}: no datanode's log shows the pipeline leader elected, so the leader is a datanode of its own that no line mentions"
-            ));
-            TlaValue::model(UNKNOWN_LEADER)
-        }
-    };
+    /// After the last event: the witnesses, and the constants sized to them.
+    pub fn finish(&mut self, timeline: &Timeline) -> Witnessed {
+        let target = self.target.unwrap_or_else(|| target_block(timeline));
+        let name = |key: u32| timeline.node_names[key as usize].to_string();
+        let mut notes = Vec::new();
+        let mut ws = std::mem::take(&mut self.ws);
+        let dns = std::mem::take(&mut self.dns);
+        let leaders = std::mem::take(&mut self.leaders);
+        let (other_blocks, replays, requests, first_starts, stream_seen) = (
+            self.other_blocks,
+            self.replays,
+            self.requests,
+            self.first_starts,
+            self.stream_seen,
+        );
+        // A stop moved to its last line may now be out of order with other nodes' steps.
+        ws.sort_by_key(|w| w.event);
 
-    let mut members: BTreeSet<String> = BTreeSet::new();
-    let mut keys: Vec<u32> = dns.keys().copied().collect();
-    keys.sort_by_key(|k| name(*k));
-    for k in keys {
-        let v = model_value_for(&name(k));
-        if ws.iter().any(|w| w.params.contains(&v)) || leader == Some(k) {
-            notes.push(format!("log node {} is the model value {v}", name(k)));
-            members.insert(v.to_string());
+        // The pipeline leader: the last one elected before the first FinalizeBlock was applied, else the last.
+        let first_finalize = ws
+            .iter()
+            .find(|w| w.action == "ApplyFinalizeBlock")
+            .map(|w| w.event);
+        let leader = leaders
+            .iter()
+            .rev()
+            .find(|(_, i)| first_finalize.is_none_or(|f| *i < f))
+            .or(leaders.last())
+            .map(|(k, _)| *k);
+        let leader_value = match leader {
+            Some(k) => {
+                let others: BTreeSet<String> = leaders
+                    .iter()
+                    .filter(|(l, _)| *l != k)
+                    .map(|(l, _)| name(*l))
+                    .collect();
+                notes.push(format!(
+                    "Leader = {}: datanode {} became the pipeline's Raft leader{}{}",
+                    model_value_for(&name(k)),
+                    name(k),
+                    if first_finalize.is_some() {
+                        " before the first FinalizeBlock was applied"
+                    } else {
+                        ""
+                    },
+                    if others.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            "; the spec's leader is fixed, so the leadership of {} is not modelled",
+                            others.into_iter().collect::<Vec<_>>().join(", ")
+                        )
+                    }
+                ));
+                model_value_for(&name(k))
+            }
+            None => {
+                notes.push(format!(
+                    "Leader = {UNKNOWN_LEADER}: no datanode's log shows the pipeline leader elected, so the leader is a datanode of its own that no line mentions"
+                ));
+                TlaValue::model(UNKNOWN_LEADER)
+            }
+        };
+
+        let mut members: BTreeSet<String> = BTreeSet::new();
+        let mut keys: Vec<u32> = dns.keys().copied().collect();
+        keys.sort_by_key(|k| name(*k));
+        for k in keys {
+            let v = model_value_for(&name(k));
+            if ws.iter().any(|w| w.params.contains(&v)) || leader == Some(k) {
+                notes.push(format!("log node {} is the model value {v}", name(k)));
+                members.insert(v.to_string());
+            }
+        }
+        members.insert(leader_value.to_string());
+        let max_len = dns.values().map(|d| d.entries).max().unwrap_or(0).max(1);
+        let mut constants = Constants::new();
+        constants.insert(
+            "Datanodes".into(),
+            TlaValue::set(members.iter().map(|m| TlaValue::model(m.as_str()))),
+        );
+        constants.insert("Leader".into(), leader_value);
+        constants.insert("MaxLen".into(), TlaValue::int(i64::from(max_len)));
+        constants.insert("DataStreamEnabled".into(), TlaValue::Bool(stream_seen));
+        notes.push(format!(
+            "MaxLen = {max_len}: the most PutBlocks of the block one datanode applied or rejected"
+        ));
+        notes.push(if stream_seen {
+            "DataStreamEnabled = TRUE: a datanode logged getStreamDataChannel (DEBUG); commit lines are still read as Raft-path ApplyPutBlock, since without ContainerStateMachine DEBUG (`ApplyTransaction completed`) a stream PutBlock looks the same".into()
+        } else {
+            "DataStreamEnabled = FALSE: no datanode logged getStreamDataChannel (DEBUG); every commit line is a Raft-path ApplyPutBlock".into()
+        });
+        match target {
+            Some((c, l)) => notes.push(format!(
+                "the block: container {c} local id {l} (the first block finalized, else the first committed); {other_blocks} line(s) of other blocks left out"
+            )),
+            None => notes.push("no block line in view: only lifecycle steps are witnessed".into()),
+        }
+        notes.push(format!(
+            "left out: {requests} `Finalized Block request received` line(s) (the `Block has been finalized` line that follows completes ApplyFinalizeBlock), {replays} Ratis replay line(s) after a restart (a finalize or commit the datanode had already applied, `... Ignoring it`), {first_starts} start line(s) of a datanode already up"
+        ));
+        notes.push(format!(
+            "inferred only: {} (no line at Ozone's default INFO level); ApplyPutBlock needs `log4j.logger.org.apache.hadoop.ozone.container.keyvalue.impl.BlockManagerImpl=DEBUG`",
+            HIDDEN.join(", ")
+        ));
+        Witnessed {
+            witnesses: ws,
+            constants,
+            hidden: HIDDEN,
+            notes,
         }
     }
-    members.insert(leader_value.to_string());
-    let max_len = dns.values().map(|d| d.entries).max().unwrap_or(0).max(1);
-    let mut constants = Constants::new();
-    constants.insert(
-        "Datanodes".into(),
-        TlaValue::set(members.iter().map(|m| TlaValue::model(m.as_str()))),
-    );
-    constants.insert("Leader".into(), leader_value);
-    constants.insert("MaxLen".into(), TlaValue::int(i64::from(max_len)));
-    constants.insert("DataStreamEnabled".into(), TlaValue::Bool(stream_seen));
-    notes.push(format!(
-        "MaxLen = {max_len}: the most PutBlocks of the block one datanode applied or rejected"
-    ));
-    notes.push(if stream_seen {
-        "DataStreamEnabled = TRUE: a datanode logged getStreamDataChannel (DEBUG); commit lines are still read as Raft-path ApplyPutBlock, since without ContainerStateMachine DEBUG (`ApplyTransaction completed`) a stream PutBlock looks the same".into()
-    } else {
-        "DataStreamEnabled = FALSE: no datanode logged getStreamDataChannel (DEBUG); every commit line is a Raft-path ApplyPutBlock".into()
-    });
-    match target {
-        Some((c, l)) => notes.push(format!(
-            "the block: container {c} local id {l} (the first block finalized, else the first committed); {other_blocks} line(s) of other blocks left out"
-        )),
-        None => notes.push("no block line in view: only lifecycle steps are witnessed".into()),
+}
+
+/// The witnessed actions of `DnFinalizeBlock` along the timeline: the witness half of the observer, alone.
+pub fn witnesses(timeline: &Timeline) -> Witnessed {
+    let mut table = Table::default();
+    for (i, e) in timeline.events.iter().enumerate() {
+        table.step(timeline, i, e, timeline.life[i]);
     }
-    notes.push(format!(
-        "left out: {requests} `Finalized Block request received` line(s) (the `Block has been finalized` line that follows completes ApplyFinalizeBlock), {replays} Ratis replay line(s) after a restart (a finalize or commit the datanode had already applied, `... Ignoring it`), {first_starts} start line(s) of a datanode already up"
-    ));
-    notes.push(format!(
-        "inferred only: {} (no line at Ozone's default INFO level); ApplyPutBlock needs `log4j.logger.org.apache.hadoop.ozone.container.keyvalue.impl.BlockManagerImpl=DEBUG`",
-        HIDDEN.join(", ")
-    ));
-    Witnessed {
-        witnesses: ws,
-        constants,
-        hidden: HIDDEN,
-        notes,
-    }
+    table.finish(timeline)
 }
 
 #[cfg(test)]

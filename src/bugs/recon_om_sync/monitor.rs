@@ -63,6 +63,8 @@ struct Recon {
 pub struct ReconOmSync {
     recons: HashMap<u32, Recon>,
     knowledge: Knowledge,
+    /// The observer's witness half (for `export`), fed by the same pass.
+    table: super::witness::Table,
 }
 
 fn seq(e: &Event) -> Option<i64> {
@@ -276,8 +278,12 @@ impl Model for ReconOmSync {
         &self.knowledge
     }
 
+    fn witness(&mut self, cx: &Ctx, index: usize, e: &Event, life: Option<LifeStep>) {
+        self.table.step(cx.timeline, index, e, life);
+    }
+
     fn witnessed(&mut self, cx: &Ctx) -> crate::spec::export::Witnessed {
-        super::witness::witnesses(cx.timeline)
+        self.table.finish(cx.timeline)
     }
 }
 

@@ -20,6 +20,7 @@
 //! restored lineage starts below every cursor Recon holds and never reaches them). The number 0 of the first
 //! lineage is the spec's `Init`.
 
+use crate::event::Event;
 use crate::lifecycle::LifeStep;
 use crate::model::{Ctx, Instance};
 use crate::spec::export::{model_value_for, Witness, Witnessed};
@@ -114,70 +115,125 @@ fn abstraction(values: &BTreeMap<u32, BTreeSet<i64>>) -> BTreeMap<(u32, i64), u3
     map
 }
 
-pub fn witnesses(timeline: &Timeline) -> Witnessed {
-    let mut out = Witnessed {
-        hidden: HIDDEN,
-        ..Witnessed::default()
-    };
-    let Some((key, node)) = recon_node(timeline) else {
-        out.notes.push("no Recon line in these logs".into());
-        return out;
-    };
-    let (lineage_of, values) = lineages(timeline, key);
-    let abs = abstraction(&values);
+/// What the whole timeline tells the witness table before its first step: the Recon node it follows, and
+/// the OM lineages and abstraction of its sequence numbers.
+#[derive(Debug)]
+struct Followed {
+    key: u32,
+    node: String,
+    lineage_of: BTreeMap<usize, u32>,
+    values: BTreeMap<u32, BTreeSet<i64>>,
+    abs: BTreeMap<(u32, i64), u32>,
+}
 
-    let mut tasks: BTreeSet<String> = BTreeSet::new();
-    let mut w: Vec<Witness> = Vec::new();
-    let push = |w: &mut Vec<Witness>, event: usize, action: &'static str, params| {
-        w.push(Witness {
-            event,
-            action,
-            params,
-        });
-    };
-    let mut phase: Option<Phase> = None;
-    let mut om = 0u32;
-    let mut lineage = 1u32;
-    let mut snapshot_pending: Option<usize> = None;
-    let mut reprocessed: BTreeSet<String> = BTreeSet::new();
-    let mut other_nodes: BTreeSet<String> = BTreeSet::new();
-    let mut skipped: Vec<String> = Vec::new();
-    for (i, e) in timeline.events.iter().enumerate() {
-        let life = timeline.life[i];
+impl Followed {
+    fn of(timeline: &Timeline) -> Option<Followed> {
+        let (key, node) = recon_node(timeline)?;
+        let (lineage_of, values) = lineages(timeline, key);
+        let abs = abstraction(&values);
+        Some(Followed {
+            key,
+            node,
+            lineage_of,
+            values,
+            abs,
+        })
+    }
+}
+
+/// Export's half of the `recon-om-sync` observer: the witnessed actions of `ReconOmSync`, event by event,
+/// with the monitor's role and the timeline's lifecycle.
+#[derive(Debug)]
+pub struct Table {
+    followed: Option<Option<Followed>>,
+    tasks: BTreeSet<String>,
+    w: Vec<Witness>,
+    phase: Option<Phase>,
+    om: u32,
+    lineage: u32,
+    snapshot_pending: Option<usize>,
+    reprocessed: BTreeSet<String>,
+    other_nodes: BTreeSet<String>,
+    skipped: Vec<String>,
+}
+
+impl Default for Table {
+    fn default() -> Self {
+        Table {
+            followed: None,
+            tasks: BTreeSet::new(),
+            w: Vec::new(),
+            phase: None,
+            om: 0,
+            lineage: 1,
+            snapshot_pending: None,
+            reprocessed: BTreeSet::new(),
+            other_nodes: BTreeSet::new(),
+            skipped: Vec::new(),
+        }
+    }
+}
+
+impl Table {
+    /// Event `i`, with the lifecycle step it makes.
+    pub fn step(&mut self, timeline: &Timeline, i: usize, e: &Event, life: Option<LifeStep>) {
+        let Table {
+            followed,
+            tasks,
+            w,
+            phase,
+            om,
+            lineage,
+            snapshot_pending,
+            reprocessed,
+            other_nodes,
+            skipped,
+        } = self;
+        let Some(f) = followed.get_or_insert_with(|| Followed::of(timeline)) else {
+            return;
+        };
+        let (key, lineage_of, abs) = (f.key, &f.lineage_of, &f.abs);
+        let push = |w: &mut Vec<Witness>, event: usize, action: &'static str, params| {
+            w.push(Witness {
+                event,
+                action,
+                params,
+            });
+        };
         if e.node_key != key {
             if e.component == Component::Recon {
                 if let Some(n) = &e.node {
                     other_nodes.insert(n.to_string());
                 }
             }
-            continue;
+            return;
         }
         match life {
             // Only the first start line of a run restarts it (STARTUP_MSG, then `Starting Recon server`).
             Some(LifeStep::Started { crashed })
                 if crashed.is_some()
-                    || (phase != Some(Phase::Starting) && phase != Some(Phase::Running)) =>
+                    || (*phase != Some(Phase::Starting) && *phase != Some(Phase::Running)) =>
             {
                 if crashed.is_some() {
-                    push(&mut w, i, "Crash", vec![]);
+                    push(w, i, "Crash", vec![]);
                 }
-                push(&mut w, i, "Restart", vec![]);
-                phase = Some(Phase::Starting);
+                push(w, i, "Restart", vec![]);
+                *phase = Some(Phase::Starting);
                 reprocessed.clear();
-                snapshot_pending = None;
+                *snapshot_pending = None;
             }
-            Some(LifeStep::Stopping) if phase != Some(Phase::Down) => {
-                if phase == Some(Phase::Starting) {
+            Some(LifeStep::Stopping) if *phase != Some(Phase::Down) => {
+                if *phase == Some(Phase::Starting) {
                     skipped.push(format!(
                         "line {} stops Recon during its startup, which the spec has no graceful step for",
                         e.span.line
                     ));
                 } else {
-                    push(&mut w, i, "Stop", vec![]);
+                    push(w, i, "Stop", vec![]);
                 }
-                phase = Some(Phase::Down);
+                *phase = Some(Phase::Down);
                 reprocessed.clear();
-                snapshot_pending = None;
+                *snapshot_pending = None;
             }
             _ => {}
         }
@@ -190,36 +246,36 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
                 }
             }
             EventKind::OmServiceProviderStarted => {
-                if phase == Some(Phase::Starting) || (phase.is_none() && w.is_empty()) {
-                    push(&mut w, i, "Reconcile", vec![]);
+                if *phase == Some(Phase::Starting) || (phase.is_none() && w.is_empty()) {
+                    push(w, i, "Reconcile", vec![]);
                 }
-                phase = Some(Phase::Running);
+                *phase = Some(Phase::Running);
             }
-            EventKind::FullSnapshotInstalled => snapshot_pending = Some(i),
+            EventKind::FullSnapshotInstalled => *snapshot_pending = Some(i),
             EventKind::SyncCompleted => {
                 let (Some(n), Some(&l)) = (seq(e), lineage_of.get(&i)) else {
-                    continue;
+                    return;
                 };
                 let r = abs[&(l, n)];
                 if snapshot_pending.take().is_some() {
-                    if l != lineage {
-                        push(&mut w, i, "OmRestore", vec![TlaValue::int(i64::from(r))]);
-                        lineage = l;
-                        om = r;
+                    if l != *lineage {
+                        push(w, i, "OmRestore", vec![TlaValue::int(i64::from(r))]);
+                        *lineage = l;
+                        *om = r;
                     }
-                    for _ in om..r {
-                        push(&mut w, i, "OmWrite", vec![]);
+                    for _ in *om..r {
+                        push(w, i, "OmWrite", vec![]);
                     }
-                    om = om.max(r);
-                    push(&mut w, i, "FullSnapshot", vec![]);
+                    *om = (*om).max(r);
+                    push(w, i, "FullSnapshot", vec![]);
                     reprocessed.clear();
-                } else if r > om {
-                    for _ in om..r {
-                        push(&mut w, i, "OmWrite", vec![]);
+                } else if r > *om {
+                    for _ in *om..r {
+                        push(w, i, "OmWrite", vec![]);
                     }
-                    om = r;
-                    push(&mut w, i, "SyncDelta", vec![]);
-                } else if r < om {
+                    *om = r;
+                    push(w, i, "SyncDelta", vec![]);
+                } else if r < *om {
                     skipped.push(format!(
                         "line {}: a delta sync that moved the cursor back to {n} is no step of the spec",
                         e.span.line
@@ -230,58 +286,94 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
                 if let Some(t) = task(e) {
                     tasks.insert(t.to_string());
                     if reprocessed.insert(t.to_string()) {
-                        push(&mut w, i, "ReprocessTask", vec![model_value_for(t)]);
+                        push(w, i, "ReprocessTask", vec![model_value_for(t)]);
                     }
                 }
             }
             EventKind::ReinitCompleted => {
-                push(&mut w, i, "ReinitDone", vec![]);
+                push(w, i, "ReinitDone", vec![]);
                 reprocessed.clear();
             }
             _ => {}
         }
     }
 
-    let max_seq = abs.values().copied().max().unwrap_or(0);
-    let max_lineage = values.keys().copied().max().unwrap_or(1).max(lineage);
-    let mut constants = Constants::new();
-    constants.insert(
-        "Tasks".into(),
-        TlaValue::set(tasks.iter().map(|t| model_value_for(t))),
-    );
-    constants.insert("MaxSeq".into(), TlaValue::int(i64::from(max_seq)));
-    constants.insert("MaxLineage".into(), TlaValue::int(i64::from(max_lineage)));
-    out.constants = constants;
-    out.witnesses = w;
+    /// After the last event: the witnesses, and the constants sized to them.
+    pub fn finish(&mut self, timeline: &Timeline) -> Witnessed {
+        let mut out = Witnessed {
+            hidden: HIDDEN,
+            ..Witnessed::default()
+        };
+        let followed = self
+            .followed
+            .take()
+            .unwrap_or_else(|| Followed::of(timeline));
+        let Some(Followed {
+            node, values, abs, ..
+        }) = followed
+        else {
+            out.notes.push("no Recon line in these logs".into());
+            return out;
+        };
+        let Table {
+            tasks,
+            w,
+            lineage,
+            other_nodes,
+            skipped,
+            ..
+        } = std::mem::take(self);
 
-    out.notes.push(format!(
-        "Recon node `{node}` is the spec's single Recon process; its derived tasks (the `Tasks` model values) are named as Recon logs them"
-    ));
-    if !other_nodes.is_empty() {
+        let max_seq = abs.values().copied().max().unwrap_or(0);
+        let max_lineage = values.keys().copied().max().unwrap_or(1).max(lineage);
+        let mut constants = Constants::new();
+        constants.insert(
+            "Tasks".into(),
+            TlaValue::set(tasks.iter().map(|t| model_value_for(t))),
+        );
+        constants.insert("MaxSeq".into(), TlaValue::int(i64::from(max_seq)));
+        constants.insert("MaxLineage".into(), TlaValue::int(i64::from(max_lineage)));
+        out.constants = constants;
+        out.witnesses = w;
+
         out.notes.push(format!(
-            "lines of other Recon nodes ignored (the spec has one Recon): {}",
-            other_nodes.into_iter().collect::<Vec<_>>().join(", ")
+            "Recon node `{node}` is the spec's single Recon process; its derived tasks (the `Tasks` model values) are named as Recon logs them"
         ));
+        if !other_nodes.is_empty() {
+            out.notes.push(format!(
+                "lines of other Recon nodes ignored (the spec has one Recon): {}",
+                other_nodes.into_iter().collect::<Vec<_>>().join(", ")
+            ));
+        }
+        let mapping: Vec<String> = abs
+            .iter()
+            .map(|((l, n), a)| format!("{n} (lineage {l}) -> {a}"))
+            .collect();
+        out.notes.push(format!(
+            "OM sequence numbers are abstracted, order-preserving within a lineage, each restored lineage below the one before (the spec's assumption): {}",
+            mapping.join(", ")
+        ));
+        out.notes.push(
+            "OmWrite and OmRestore are read off `Sequence number after sync: N` (no Recon line shows them); a full snapshot at or below the cursor is a new OM lineage; Crash is inferred from a STARTUP_MSG with no SHUTDOWN_MSG before it (daemon logs only)".into(),
+        );
+        out.notes.push(
+            "lines read but not witnessing (one witness per action): sync start/`Seq number of Recon's OM DB`/delta batch lines (the cycle's `Sequence number after sync` completes SyncDelta), the fallback WARN and snapshot download/install/queue lines (completed by `Sequence number after sync` for FullSnapshot), `Task X started execution` and the tasks' own reprocess lines (completed by `Task X completed execution`), `Completed async task reinitialization`/`Completed processing reinitialization event` (after `Re-initialization of tasks completed successfully.`), SIGTERM/SHUTDOWN_MSG and later stop lines (after the first), the startup mismatch list and `Queueing async reinitialization events during startup.` (Reconcile's queueing branch is decided by the spec's state, completed by `Ozone Manager Service Provider is started.`)".into(),
+        );
+        out.notes.push(
+            "no step of this spec needs a DEBUG line: every Recon step is INFO; the OM's steps and crashes are inferred".into(),
+        );
+        out.notes.extend(skipped);
+        out
     }
-    let mapping: Vec<String> = abs
-        .iter()
-        .map(|((l, n), a)| format!("{n} (lineage {l}) -> {a}"))
-        .collect();
-    out.notes.push(format!(
-        "OM sequence numbers are abstracted, order-preserving within a lineage, each restored lineage below the one before (the spec's assumption): {}",
-        mapping.join(", ")
-    ));
-    out.notes.push(
-        "OmWrite and OmRestore are read off `Sequence number after sync: N` (no Recon line shows them); a full snapshot at or below the cursor is a new OM lineage; Crash is inferred from a STARTUP_MSG with no SHUTDOWN_MSG before it (daemon logs only)".into(),
-    );
-    out.notes.push(
-        "lines read but not witnessing (one witness per action): sync start/`Seq number of Recon's OM DB`/delta batch lines (the cycle's `Sequence number after sync` completes SyncDelta), the fallback WARN and snapshot download/install/queue lines (completed by `Sequence number after sync` for FullSnapshot), `Task X started execution` and the tasks' own reprocess lines (completed by `Task X completed execution`), `Completed async task reinitialization`/`Completed processing reinitialization event` (after `Re-initialization of tasks completed successfully.`), SIGTERM/SHUTDOWN_MSG and later stop lines (after the first), the startup mismatch list and `Queueing async reinitialization events during startup.` (Reconcile's queueing branch is decided by the spec's state, completed by `Ozone Manager Service Provider is started.`)".into(),
-    );
-    out.notes.push(
-        "no step of this spec needs a DEBUG line: every Recon step is INFO; the OM's steps and crashes are inferred".into(),
-    );
-    out.notes.extend(skipped);
-    out
+}
+
+/// The witnessed actions of `ReconOmSync` along the timeline: the witness half of the observer, alone.
+pub fn witnesses(timeline: &Timeline) -> Witnessed {
+    let mut table = Table::default();
+    for (i, e) in timeline.events.iter().enumerate() {
+        table.step(timeline, i, e, timeline.life[i]);
+    }
+    table.finish(timeline)
 }
 
 #[cfg(test)]

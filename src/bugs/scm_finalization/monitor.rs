@@ -83,6 +83,8 @@ pub struct ScmFinalization {
     /// Fences with no peer finalization before them: (line, fencing SCM, datanode version).
     unexplained_fences: Vec<(usize, Arc<str>, i64)>,
     knowledge: Knowledge,
+    /// The observer's witness half (for `export`), fed by the same pass.
+    table: super::witness::Table,
 }
 
 impl ScmFinalization {
@@ -357,8 +359,12 @@ impl Model for ScmFinalization {
         &self.knowledge
     }
 
+    fn witness(&mut self, cx: &Ctx, index: usize, e: &Event, life: Option<LifeStep>) {
+        self.table.step(cx.timeline, index, e, life);
+    }
+
     fn witnessed(&mut self, cx: &Ctx) -> crate::spec::export::Witnessed {
-        super::witness::witnesses(cx.timeline)
+        self.table.finish(cx.timeline)
     }
 }
 

@@ -21,6 +21,7 @@
 //! lines (`Current Snapshot Index {}, takeSnapshot took {} ms`, `Took a snapshot at index {}`) have no rule in
 //! the shipped grammar, so the timeline does not show them.
 
+use crate::event::Event;
 use crate::lifecycle::LifeStep;
 use crate::spec::export::{model_value_for, Witness, Witnessed};
 use crate::spec::Constants;
@@ -34,7 +35,7 @@ use std::collections::{BTreeSet, HashMap};
 pub const HIDDEN: &[&str] = &["Propose", "ApplyEntry", "PurgeLog", "Crash"];
 
 /// What the walk remembers of one SCM node.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Scm {
     /// An event of this node was seen: a later start is a restart.
     ran: bool,
@@ -49,71 +50,99 @@ struct Scm {
     swapped: bool,
 }
 
-fn datanode_of(e: &crate::event::Event) -> Option<(String, Option<String>)> {
+fn datanode_of(e: &Event) -> Option<(String, Option<String>)> {
     match e.field("datanode")? {
         Value::Datanode { uuid, host, .. } => Some((uuid.clone(), host.clone())),
         _ => None,
     }
 }
 
-pub fn witnesses(timeline: &Timeline) -> Witnessed {
-    let events = &timeline.events;
-    let is_scm = |i: usize| {
-        let e = &events[i];
-        e.node.is_some() && timeline.plays(e.node_key, &super::monitor::ABOUT.role)
-    };
-    let test_output = |i: usize| timeline.is_test_output(events[i].span.input);
+/// What the whole timeline tells the witness table before its first step: how datanodes are named, and each
+/// SCM's scmId.
+#[derive(Debug)]
+struct Names {
+    /// Datanodes are named by host when every datanode has its own host (daemon logs), else by uuid (test
+    /// output: one host for all).
+    by_host: bool,
+    /// scmId → node name, from each SCM's own `starting Raft server for scm:<id>` / `becomes leader` lines.
+    scm_ids: HashMap<String, String>,
+}
 
-    // Datanodes are named by host when every datanode has its own host (daemon logs), else by uuid (test
-    // output: one host for all).
-    let mut dn_hosts: HashMap<String, BTreeSet<String>> = HashMap::new();
-    for e in events {
-        if let Some((uuid, Some(host))) = datanode_of(e) {
-            dn_hosts.entry(host).or_default().insert(uuid);
+impl Names {
+    fn of(timeline: &Timeline) -> Names {
+        let events = &timeline.events;
+        let mut dn_hosts: HashMap<String, BTreeSet<String>> = HashMap::new();
+        for e in events {
+            if let Some((uuid, Some(host))) = datanode_of(e) {
+                dn_hosts.entry(host).or_default().insert(uuid);
+            }
         }
-    }
-    let by_host = dn_hosts.values().all(|uuids| uuids.len() == 1);
-    let dn_value = |e: &crate::event::Event| {
-        datanode_of(e).map(|(uuid, host)| match host {
-            Some(h) if by_host => model_value_for(&h),
-            _ => model_value_for(&uuid),
-        })
-    };
-
-    // scmId → node name, from each SCM's own `starting Raft server for scm:<id>` / `becomes leader` lines.
-    let mut scm_ids: HashMap<String, String> = HashMap::new();
-    for e in events {
-        if let (Some(node), Some(Value::Str(id))) = (
-            e.node.as_ref(),
-            match e.kind {
-                EventKind::ScmRaftServerCreated => e.field("scm_id"),
-                EventKind::ScmBecameLeader => e.field("scm"),
-                _ => None,
-            },
-        ) {
-            scm_ids.insert(id.clone(), node.to_string());
+        let by_host = dn_hosts.values().all(|uuids| uuids.len() == 1);
+        let mut scm_ids: HashMap<String, String> = HashMap::new();
+        for e in events {
+            if let (Some(node), Some(Value::Str(id))) = (
+                e.node.as_ref(),
+                match e.kind {
+                    EventKind::ScmRaftServerCreated => e.field("scm_id"),
+                    EventKind::ScmBecameLeader => e.field("scm"),
+                    _ => None,
+                },
+            ) {
+                scm_ids.insert(id.clone(), node.to_string());
+            }
         }
+        Names { by_host, scm_ids }
     }
+}
 
-    let mut scms: HashMap<u32, Scm> = HashMap::new();
-    let mut out: Vec<Witness> = Vec::new();
-    let mut ignored: BTreeSet<&'static str> = BTreeSet::new();
-    let mut named_leaders: BTreeSet<String> = BTreeSet::new();
-    let w = |out: &mut Vec<Witness>, event: usize, action: &'static str, params: Vec<TlaValue>| {
-        out.push(Witness {
-            event,
-            action,
-            params,
-        })
-    };
+/// Export's half of the `scm-finalization` observer: the witnessed actions of `ScmFinalization`, event by
+/// event, with the monitor's role and the timeline's lifecycle.
+#[derive(Debug, Default)]
+pub struct Table {
+    names: Option<Names>,
+    scms: HashMap<u32, Scm>,
+    out: Vec<Witness>,
+    ignored: BTreeSet<&'static str>,
+    named_leaders: BTreeSet<String>,
+}
 
-    for (i, e) in events.iter().enumerate() {
-        let life = timeline.life[i];
+impl Table {
+    /// Event `i`, with the lifecycle step it makes.
+    pub fn step(&mut self, timeline: &Timeline, i: usize, e: &Event, life: Option<LifeStep>) {
+        let names = self.names.get_or_insert_with(|| Names::of(timeline));
+        let Table {
+            scms,
+            out,
+            ignored,
+            named_leaders,
+            ..
+        } = self;
+        let by_host = names.by_host;
+        let events = &timeline.events;
+        let is_scm = |i: usize| {
+            let e = &events[i];
+            e.node.is_some() && timeline.plays(e.node_key, &super::monitor::ABOUT.role)
+        };
+        let test_output = |i: usize| timeline.is_test_output(events[i].span.input);
+        let dn_value = |e: &Event| {
+            datanode_of(e).map(|(uuid, host)| match host {
+                Some(h) if by_host => model_value_for(&h),
+                _ => model_value_for(&uuid),
+            })
+        };
+        let w =
+            |out: &mut Vec<Witness>, event: usize, action: &'static str, params: Vec<TlaValue>| {
+                out.push(Witness {
+                    event,
+                    action,
+                    params,
+                })
+            };
         if e.kind == EventKind::FinalizeForced {
             // Only an SCM logs it; test output may not tell which (an IPC handler thread), and Finalize has no
             // parameter.
-            w(&mut out, i, "Finalize", vec![]);
-            continue;
+            w(out, i, "Finalize", vec![]);
+            return;
         }
         if !is_scm(i) {
             if matches!(
@@ -126,7 +155,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
             ) {
                 ignored.insert(e.kind.name());
             }
-            continue;
+            return;
         }
         let node = e.node.as_ref().expect("an SCM event has a node");
         let s = model_value_for(node);
@@ -136,7 +165,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
         match life {
             Some(LifeStep::Started { crashed }) if st.ran && (st.stopped || crashed.is_some()) => {
                 if crashed.is_some() && !st.stopped {
-                    w(&mut out, i, "Crash", vec![s.clone()]);
+                    w(out, i, "Crash", vec![s.clone()]);
                 }
                 st.stopped = false;
                 st.swapped = false;
@@ -157,11 +186,11 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
                     })
                     .map(|(k, _)| i + 1 + k);
                 if st.restart_at.is_none() {
-                    w(&mut out, i, "Restart", vec![s.clone()]);
+                    w(out, i, "Restart", vec![s.clone()]);
                 }
             }
             Some(LifeStep::Stopping) if test_output(i) && !st.stopped => {
-                w(&mut out, i, "Stop", vec![s.clone()]);
+                w(out, i, "Stop", vec![s.clone()]);
                 st.stopped = true;
             }
             _ => {}
@@ -170,15 +199,15 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
 
         match e.kind {
             EventKind::ProcessShutdown if !test_output(i) && !st.stopped => {
-                w(&mut out, i, "Stop", vec![s.clone()]);
+                w(out, i, "Stop", vec![s.clone()]);
                 st.stopped = true;
             }
             EventKind::VersionManagerInitialized if st.restart_at == Some(i) => {
-                w(&mut out, i, "Restart", vec![s.clone()]);
+                w(out, i, "Restart", vec![s.clone()]);
                 st.restart_at = None;
             }
             EventKind::ScmRaftServerCreated => st.starting = false,
-            EventKind::ScmBecameLeader => w(&mut out, i, "BecomeLeader", vec![s.clone()]),
+            EventKind::ScmBecameLeader => w(out, i, "BecomeLeader", vec![s.clone()]),
             EventKind::VersionFinalized => {
                 // One line per version step: the last of the run completes the step.
                 let last = events[i + 1..]
@@ -188,34 +217,34 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
                 if st.starting || st.swapped || !last {
                     ignored.insert("VersionFinalized");
                 } else {
-                    w(&mut out, i, "ApplyEntry", vec![s.clone()]);
+                    w(out, i, "ApplyEntry", vec![s.clone()]);
                 }
             }
             EventKind::VersionAlreadyFinalized if !st.swapped => {
-                w(&mut out, i, "ApplyEntry", vec![s.clone()])
+                w(out, i, "ApplyEntry", vec![s.clone()])
             }
             EventKind::DatanodeFinalizeSent => {
                 if let Some(d) = dn_value(e) {
-                    w(&mut out, i, "FinalizeDatanode", vec![d]);
+                    w(out, i, "FinalizeDatanode", vec![d]);
                 }
             }
-            EventKind::CheckpointDownloaded => w(&mut out, i, "NotifyInstall", vec![s.clone()]),
+            EventKind::CheckpointDownloaded => w(out, i, "NotifyInstall", vec![s.clone()]),
             EventKind::CheckpointInstalled => {
-                w(&mut out, i, "ReplaceDb", vec![s.clone()]);
+                w(out, i, "ReplaceDb", vec![s.clone()]);
                 st.swapped = true;
             }
             EventKind::ScmStateReloaded | EventKind::StateMachineReinitializing if st.swapped => {
-                w(&mut out, i, "FinalizeFromSnapshot", vec![s.clone()]);
+                w(out, i, "FinalizeFromSnapshot", vec![s.clone()]);
                 st.swapped = false;
             }
             EventKind::DatanodeRegistered => {
                 if let Some(d) = dn_value(e) {
-                    w(&mut out, i, "Register", vec![s.clone(), d]);
+                    w(out, i, "Register", vec![s.clone(), d]);
                 }
             }
             EventKind::DatanodeFenced => {
                 if let Some(d) = dn_value(e) {
-                    w(&mut out, i, "FenceDatanode", vec![s.clone(), d]);
+                    w(out, i, "FenceDatanode", vec![s.clone(), d]);
                 }
             }
             EventKind::ScmFollowerLeaderChanged => {
@@ -235,67 +264,84 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
         }
     }
 
-    // Constants, sized to the witnesses.
-    let mut scm_set: BTreeSet<TlaValue> = BTreeSet::new();
-    let mut dn_set: BTreeSet<TlaValue> = BTreeSet::new();
-    let mut finalizes = 0;
-    for x in &out {
-        match x.action {
-            "FinalizeDatanode" => {
-                dn_set.insert(x.params[0].clone());
-            }
-            "Register" | "FenceDatanode" => {
-                scm_set.insert(x.params[0].clone());
-                dn_set.insert(x.params[1].clone());
-            }
-            "Finalize" => finalizes += 1,
-            "Propose" | "PurgeLog" => {}
-            _ => {
-                scm_set.insert(x.params[0].clone());
+    /// After the last event: the witnesses, and the constants sized to them.
+    pub fn finish(&mut self, timeline: &Timeline) -> Witnessed {
+        let names = self.names.take().unwrap_or_else(|| Names::of(timeline));
+        let (by_host, scm_ids) = (names.by_host, names.scm_ids);
+        let out = std::mem::take(&mut self.out);
+        let ignored = std::mem::take(&mut self.ignored);
+        let named_leaders = std::mem::take(&mut self.named_leaders);
+        // Constants, sized to the witnesses.
+        let mut scm_set: BTreeSet<TlaValue> = BTreeSet::new();
+        let mut dn_set: BTreeSet<TlaValue> = BTreeSet::new();
+        let mut finalizes = 0;
+        for x in &out {
+            match x.action {
+                "FinalizeDatanode" => {
+                    dn_set.insert(x.params[0].clone());
+                }
+                "Register" | "FenceDatanode" => {
+                    scm_set.insert(x.params[0].clone());
+                    dn_set.insert(x.params[1].clone());
+                }
+                "Finalize" => finalizes += 1,
+                "Propose" | "PurgeLog" => {}
+                _ => {
+                    scm_set.insert(x.params[0].clone());
+                }
             }
         }
-    }
-    let mut notes = Vec::new();
-    // A leader the followers name but whose own logs are not in view is an SCM too (an install needs one).
-    for id in &named_leaders {
-        let v = model_value_for(scm_ids.get(id).map_or(id.as_str(), |n| n.as_str()));
-        if !scm_set.contains(&v) && !out.is_empty() {
-            notes.push(format!(
-                "SCM {v}: the leader named by `Leader changed to {id}`; none of its lines are in view"
-            ));
-            scm_set.insert(v);
+        let mut notes = Vec::new();
+        // A leader the followers name but whose own logs are not in view is an SCM too (an install needs one).
+        for id in &named_leaders {
+            let v = model_value_for(scm_ids.get(id).map_or(id.as_str(), |n| n.as_str()));
+            if !scm_set.contains(&v) && !out.is_empty() {
+                notes.push(format!(
+                    "SCM {v}: the leader named by `Leader changed to {id}`; none of its lines are in view"
+                ));
+                scm_set.insert(v);
+            }
         }
-    }
-    let mut constants = Constants::new();
-    constants.insert("Scms".into(), TlaValue::set(scm_set.iter().cloned()));
-    constants.insert("Datanodes".into(), TlaValue::set(dn_set.iter().cloned()));
-    constants.insert("NoNode".into(), TlaValue::model("NoNode"));
-    // One "finalize" entry per witnessed Finalize; "tx" entries are DEBUG-only and never needed by a witness.
-    constants.insert("MaxLog".into(), TlaValue::int(finalizes.max(1)));
+        let mut constants = Constants::new();
+        constants.insert("Scms".into(), TlaValue::set(scm_set.iter().cloned()));
+        constants.insert("Datanodes".into(), TlaValue::set(dn_set.iter().cloned()));
+        constants.insert("NoNode".into(), TlaValue::model("NoNode"));
+        // One "finalize" entry per witnessed Finalize; "tx" entries are DEBUG-only and never needed by a witness.
+        constants.insert("MaxLog".into(), TlaValue::int(finalizes.max(1)));
 
-    notes.insert(
-        0,
-        format!(
-            "model values: SCM and datanode names from the logs with every character outside [A-Za-z0-9] as `_`; datanodes by {} (Scms = {}, Datanodes = {})",
-            if by_host { "host name" } else { "uuid (the hosts are shared)" },
-            TlaValue::set(scm_set.iter().cloned()),
-            TlaValue::set(dn_set.iter().cloned()),
-        ),
-    );
-    notes.push("a node's first start in view is part of Init (every SCM is up there); a later start is Restart, witnessed by its `Initializing version manager ...` line, with a Crash inferred when no SHUTDOWN_MSG ended the previous run".into());
-    notes.push("not witnessed at default levels, so inserted where needed: Propose and ApplyEntry of \"tx\" entries (DEBUG applyTransaction), Crash (inferred), PurgeLog (`Current Snapshot Index ...`/`Took a snapshot at index ...` are INFO, but the grammar has no rule for them)".into());
-    if !ignored.is_empty() {
-        notes.push(format!(
-            "lines read but not witnesses (another line of the same step witnesses it, or a datanode-side line): {}",
-            ignored.into_iter().collect::<Vec<_>>().join(", ")
-        ));
+        notes.insert(
+            0,
+            format!(
+                "model values: SCM and datanode names from the logs with every character outside [A-Za-z0-9] as `_`; datanodes by {} (Scms = {}, Datanodes = {})",
+                if by_host { "host name" } else { "uuid (the hosts are shared)" },
+                TlaValue::set(scm_set.iter().cloned()),
+                TlaValue::set(dn_set.iter().cloned()),
+            ),
+        );
+        notes.push("a node's first start in view is part of Init (every SCM is up there); a later start is Restart, witnessed by its `Initializing version manager ...` line, with a Crash inferred when no SHUTDOWN_MSG ended the previous run".into());
+        notes.push("not witnessed at default levels, so inserted where needed: Propose and ApplyEntry of \"tx\" entries (DEBUG applyTransaction), Crash (inferred), PurgeLog (`Current Snapshot Index ...`/`Took a snapshot at index ...` are INFO, but the grammar has no rule for them)".into());
+        if !ignored.is_empty() {
+            notes.push(format!(
+                "lines read but not witnesses (another line of the same step witnesses it, or a datanode-side line): {}",
+                ignored.into_iter().collect::<Vec<_>>().join(", ")
+            ));
+        }
+        Witnessed {
+            witnesses: out,
+            constants,
+            hidden: HIDDEN,
+            notes,
+        }
     }
-    Witnessed {
-        witnesses: out,
-        constants,
-        hidden: HIDDEN,
-        notes,
+}
+
+/// The witnessed actions of `ScmFinalization` along the timeline: the witness half of the observer, alone.
+pub fn witnesses(timeline: &Timeline) -> Witnessed {
+    let mut table = Table::default();
+    for (i, e) in timeline.events.iter().enumerate() {
+        table.step(timeline, i, e, timeline.life[i]);
     }
+    table.finish(timeline)
 }
 
 #[cfg(test)]

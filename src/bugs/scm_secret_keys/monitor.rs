@@ -83,6 +83,8 @@ pub struct ScmSecretKeys {
     nodes: HashMap<u32, ScmNode>,
     known: HashMap<String, KnownKey>,
     knowledge: Knowledge,
+    /// The observer's witness half (for `export`), fed by the same pass.
+    table: super::witness::Table,
 }
 
 fn key_list(e: &Event) -> Option<&[SecretKeyInfo]> {
@@ -427,8 +429,12 @@ impl Model for ScmSecretKeys {
         &self.knowledge
     }
 
+    fn witness(&mut self, cx: &Ctx, index: usize, e: &Event, life: Option<LifeStep>) {
+        self.table.step(cx.timeline, index, e, life);
+    }
+
     fn witnessed(&mut self, cx: &Ctx) -> crate::spec::export::Witnessed {
-        super::witness::witnesses(cx.timeline)
+        self.table.finish(cx.timeline)
     }
 }
 

@@ -22,6 +22,7 @@
 //! snapshot at index {}`, are INFO but carry no purge and this tool's grammar has no event for them),
 //! `ExpireKey` (no line of its own) and `Crash` (inferred).
 
+use crate::event::Event;
 use crate::lifecycle::{is_stop_line, LifeStep};
 use crate::spec::export::{model_value_for, Witness, Witnessed};
 use crate::timeline::Timeline;
@@ -95,27 +96,36 @@ fn key_init_after(timeline: &Timeline, at: usize) -> Option<usize> {
     None
 }
 
-/// The witnessed actions of `ScmSecretKeys` along the timeline.
-pub fn witnesses(timeline: &Timeline) -> Witnessed {
-    let events = &timeline.events;
-    // The SCMs, as the monitor sees them: nodes the logs say run SCM, or of unknown service that log a
-    // secret-key line.
-    let is_scm = |key: u32| timeline.plays(key, &super::monitor::ABOUT.role);
+/// Export's half of the `scm-secret-keys` observer: the witnessed actions of `ScmSecretKeys`, event by event,
+/// with the monitor's role and the timeline's lifecycle.
+#[derive(Debug, Default)]
+pub struct Table {
+    nodes: FxHashMap<u32, Node>,
+    leader_init: FxHashSet<usize>,
+    out: Vec<Witness>,
+    named: BTreeSet<String>,
+    ignored_inits: usize,
+    ignored_saves: usize,
+}
 
-    let mut nodes: FxHashMap<u32, Node> = FxHashMap::default();
-    let mut leader_init: FxHashSet<usize> = FxHashSet::default();
-    let mut out: Vec<Witness> = Vec::new();
-    let mut named: BTreeSet<String> = BTreeSet::new();
-    let mut ignored_inits = 0usize;
-    let mut ignored_saves = 0usize;
-
-    for (i, e) in events.iter().enumerate() {
-        let step = timeline.life[i];
+impl Table {
+    /// Event `i`, with the lifecycle step it makes.
+    pub fn step(&mut self, timeline: &Timeline, i: usize, e: &Event, step: Option<LifeStep>) {
+        let Table {
+            nodes,
+            leader_init,
+            out,
+            named,
+            ignored_inits,
+            ignored_saves,
+        } = self;
         let Some(name) = e.node.as_deref() else {
-            continue;
+            return;
         };
-        if !is_scm(e.node_key) {
-            continue;
+        // The SCMs, as the monitor sees them: nodes the logs say run SCM, or of unknown service that log a
+        // secret-key line.
+        if !timeline.plays(e.node_key, &super::monitor::ABOUT.role) {
+            return;
         }
         let s = model_value_for(name);
         let mut push = |action: &'static str, params: Vec<TlaValue>| {
@@ -163,7 +173,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
                 if leader_init.contains(&i) {
                     push("BecomeLeader", vec![s]);
                 } else {
-                    ignored_inits += 1;
+                    *ignored_inits += 1;
                 }
             }
             EventKind::SecretKeyRotated => push("RotateKey", vec![]),
@@ -199,77 +209,92 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
                     };
                     push("SaveKeys", vec![s]);
                 }
-                Install::Downloaded | Install::Saved => ignored_saves += 1,
+                Install::Downloaded | Install::Saved => *ignored_saves += 1,
             },
             _ => {}
         }
     }
 
-    // Constants sized to the behaviour: every entry of `log` and every key comes from a witnessed
-    // BecomeLeader or RotateKey; one more when the logs start after some SCM did (the search may then infer a
-    // leader before the first witnessed step).
-    let appends = out
-        .iter()
-        .filter(|w| matches!(w.action, "BecomeLeader" | "RotateKey"))
-        .count();
-    let all_started = named
-        .iter()
-        .all(|n| timeline.started_in_view.iter().any(|s| &**s == n.as_str()));
-    let bound = appends.max(1) + usize::from(!all_started);
-    let node_values: BTreeSet<TlaValue> = named.iter().map(|n| model_value_for(n)).collect();
-    let mut no_node = "NoNode".to_string();
-    while node_values.contains(&TlaValue::model(no_node.as_str())) {
-        no_node.push('_');
-    }
-    let mut constants = crate::spec::Constants::new();
-    constants.insert("Nodes".into(), TlaValue::set(node_values.iter().cloned()));
-    constants.insert("NoNode".into(), TlaValue::model(no_node.as_str()));
-    constants.insert("MaxKeys".into(), TlaValue::int(bound as i64));
-    constants.insert("MaxLog".into(), TlaValue::int(bound as i64));
-
-    let mut notes = vec![format!(
-        "nodes: {}; NoNode = {no_node}; MaxKeys = MaxLog = {bound} ({appends} witnessed BecomeLeader/RotateKey{})",
-        named
+    /// After the last event: the witnesses, and the constants sized to them.
+    pub fn finish(&mut self, timeline: &Timeline) -> Witnessed {
+        let out = std::mem::take(&mut self.out);
+        let (named, ignored_inits, ignored_saves) =
+            (&self.named, self.ignored_inits, self.ignored_saves);
+        // Constants sized to the behaviour: every entry of `log` and every key comes from a witnessed
+        // BecomeLeader or RotateKey; one more when the logs start after some SCM did (the search may then infer a
+        // leader before the first witnessed step).
+        let appends = out
             .iter()
-            .map(|n| format!("log node {n} = {}", model_value_for(n)))
-            .collect::<Vec<_>>()
-            .join(", "),
-        if all_started { "" } else { ", +1: some SCM's log starts mid-run" }
-    )];
-    notes.push(
-        "one line per action: BecomeLeader on `A new key is generated`/`Keys reloaded` (else `becomes leader of term`), \
-         ReplicateKeys and SaveKeys on `Saved [...] to file`, NotifyInstall on `Downloaded checkpoint from Leader`, \
-         FetchKeys on `Got secret keys from leaders`, ReplaceDb on `Replaced DB with checkpoint`, Stop/FailSave on the \
-         first stop line of a run, Restart on STARTUP_MSG; the other lines of these actions are not witnesses"
-            .into(),
-    );
-    notes.push(
-        "FailSave is a stop inside an install after `Failed to reinitialize SCMStateMachine.` or the StateMachineUpdater's \
-         `caught a Throwable.` (LocalSecretKeyStore.save throws `Error saving SecretKeys to file` outside the try that logs \
-         the former); Crash is inferred from a STARTUP_MSG with no shutdown before it"
-            .into(),
-    );
-    notes.push(
-        "hidden (inserted only where a witnessed step needs them): PurgeLog (no purge line this tool reads), ExpireKey \
-         (no line of its own), Crash (kill -9 logs nothing)"
-            .into(),
-    );
-    if ignored_inits > 0 {
-        notes.push(format!(
-            "ignored {ignored_inits} key init line(s) (`A new key is generated`/`Keys reloaded`) with no leadership line of that SCM before them"
-        ));
+            .filter(|w| matches!(w.action, "BecomeLeader" | "RotateKey"))
+            .count();
+        let all_started = named
+            .iter()
+            .all(|n| timeline.started_in_view.iter().any(|s| &**s == n.as_str()));
+        let bound = appends.max(1) + usize::from(!all_started);
+        let node_values: BTreeSet<TlaValue> = named.iter().map(|n| model_value_for(n)).collect();
+        let mut no_node = "NoNode".to_string();
+        while node_values.contains(&TlaValue::model(no_node.as_str())) {
+            no_node.push('_');
+        }
+        let mut constants = crate::spec::Constants::new();
+        constants.insert("Nodes".into(), TlaValue::set(node_values.iter().cloned()));
+        constants.insert("NoNode".into(), TlaValue::model(no_node.as_str()));
+        constants.insert("MaxKeys".into(), TlaValue::int(bound as i64));
+        constants.insert("MaxLog".into(), TlaValue::int(bound as i64));
+
+        let mut notes = vec![format!(
+            "nodes: {}; NoNode = {no_node}; MaxKeys = MaxLog = {bound} ({appends} witnessed BecomeLeader/RotateKey{})",
+            named
+                .iter()
+                .map(|n| format!("log node {n} = {}", model_value_for(n)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if all_started { "" } else { ", +1: some SCM's log starts mid-run" }
+        )];
+        notes.push(
+            "one line per action: BecomeLeader on `A new key is generated`/`Keys reloaded` (else `becomes leader of term`), \
+             ReplicateKeys and SaveKeys on `Saved [...] to file`, NotifyInstall on `Downloaded checkpoint from Leader`, \
+             FetchKeys on `Got secret keys from leaders`, ReplaceDb on `Replaced DB with checkpoint`, Stop/FailSave on the \
+             first stop line of a run, Restart on STARTUP_MSG; the other lines of these actions are not witnesses"
+                .into(),
+        );
+        notes.push(
+            "FailSave is a stop inside an install after `Failed to reinitialize SCMStateMachine.` or the StateMachineUpdater's \
+             `caught a Throwable.` (LocalSecretKeyStore.save throws `Error saving SecretKeys to file` outside the try that logs \
+             the former); Crash is inferred from a STARTUP_MSG with no shutdown before it"
+                .into(),
+        );
+        notes.push(
+            "hidden (inserted only where a witnessed step needs them): PurgeLog (no purge line this tool reads), ExpireKey \
+             (no line of its own), Crash (kill -9 logs nothing)"
+                .into(),
+        );
+        if ignored_inits > 0 {
+            notes.push(format!(
+                "ignored {ignored_inits} key init line(s) (`A new key is generated`/`Keys reloaded`) with no leadership line of that SCM before them"
+            ));
+        }
+        if ignored_saves > 0 {
+            notes.push(format!(
+                "ignored {ignored_saves} `Saved [...] to file` line(s) inside an install where the spec has no key save"
+            ));
+        }
+        Witnessed {
+            witnesses: out,
+            constants,
+            hidden: HIDDEN,
+            notes,
+        }
     }
-    if ignored_saves > 0 {
-        notes.push(format!(
-            "ignored {ignored_saves} `Saved [...] to file` line(s) inside an install where the spec has no key save"
-        ));
+}
+
+/// The witnessed actions of `ScmSecretKeys` along the timeline: the witness half of the observer, alone.
+pub fn witnesses(timeline: &Timeline) -> Witnessed {
+    let mut table = Table::default();
+    for (i, e) in timeline.events.iter().enumerate() {
+        table.step(timeline, i, e, timeline.life[i]);
     }
-    Witnessed {
-        witnesses: out,
-        constants,
-        hidden: HIDDEN,
-        notes,
-    }
+    table.finish(timeline)
 }
 
 #[cfg(test)]
