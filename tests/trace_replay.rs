@@ -431,3 +431,28 @@ fn tlc_output_piped_on_stdin_replays_like_the_file() {
         "conforms: 8 states (scm-secret-keys, ScmSecretKeys.cfg); KeyFileCoversDb violated at state 8 in both"
     );
 }
+
+/// `tlc ... | ozone-conform trace -` on a run that found nothing is an answer: exit 0 and say so (file and
+/// stdin, text and JSON).
+#[test]
+fn tlc_output_with_no_error_exits_0_and_says_there_is_no_counterexample() {
+    for spec in shipped() {
+        let fixed = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(spec.dir)
+            .join("tlc/fixed.out");
+        let (code, out, err) = stdout_of(&["trace", fixed.to_str().unwrap()]);
+        assert_eq!(
+            (code, out.trim()),
+            (0, "no counterexample: TLC found no error"),
+            "{err}"
+        );
+        let piped = bin()
+            .args(["trace", "-", "--format", "json"])
+            .write_stdin(std::fs::read(&fixed).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(piped.status.code(), Some(0));
+        let json: serde_json::Value = serde_json::from_slice(&piped.stdout).unwrap();
+        assert_eq!(json["counterexample"], false, "{json}");
+    }
+}

@@ -471,9 +471,12 @@ fn own_tlc_runs_read_the_same_in_plain_and_tool_form_and_convert() {
         );
         round_trip(&plain);
         round_trip(&tool);
-        // fixed.out has no counterexample: not a trace.
+        // fixed.out has no counterexample, and says TLC found no error: an answer, not a trace.
         let e = read_trace_file(&dir.join("tlc/fixed.out")).unwrap_err();
-        assert!(matches!(e, TraceError::NotATrace { .. }), "{dir:?}: {e:?}");
+        assert!(
+            matches!(e, TraceError::NoErrorFound { .. }),
+            "{dir:?}: {e:?}"
+        );
     }
 }
 
@@ -656,11 +659,29 @@ fn diagnostic_itf_unknown_tag() {
 
 #[test]
 fn diagnostic_not_a_trace() {
-    let dir = repo().join("traces/dn-finalize-block/tlc/fixed.out");
-    let e = read_trace_file(&dir).unwrap_err();
+    // TLC's output of a run cut off before it finished: no states, and no verdict either.
+    let text =
+        std::fs::read_to_string(repo().join("traces/dn-finalize-block/tlc/fixed.out")).unwrap();
+    let cut: String = text
+        .lines()
+        .take_while(|l| !l.starts_with("Model checking completed."))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let e = read_trace_str("cut.out", cut).unwrap_err();
     let shown = render(&e);
     assert!(shown.contains("ozone_conform::trace::no_trace"), "{shown}");
-    assert!(shown.contains("TLC found no error"), "{shown}");
+    assert!(shown.contains("no `State 1:`"), "{shown}");
+}
+
+#[test]
+fn tlc_output_that_found_no_error_says_so() {
+    let e = read_trace_file(&repo().join("traces/dn-finalize-block/tlc/fixed.out")).unwrap_err();
+    assert!(matches!(e, TraceError::NoErrorFound { .. }), "{e:?}");
+    let shown = render(&e);
+    assert!(
+        shown.contains("no counterexample: TLC found no error"),
+        "{shown}"
+    );
 }
 
 // ---- Never panic ----

@@ -7,7 +7,7 @@ use crate::spec::replay::{Divergence, Outcome};
 use crate::spec::Constants;
 use crate::timeline::Timeline;
 use crate::tla::read::read_trace_file;
-use crate::tla::trace::{Trace, TraceFile, TraceFormat};
+use crate::tla::trace::{Trace, TraceError, TraceFile, TraceFormat};
 use miette::{miette, Diagnostic, NamedSource, Report, SourceSpan};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -27,15 +27,34 @@ struct DivergenceReport {
     help: Option<String>,
 }
 
+/// Why `read_trace` failed: the reader's own error (which `trace` may answer), or another.
+enum TraceReadError {
+    Trace(TraceError),
+    Other(Report),
+}
+
+impl From<TraceReadError> for Report {
+    fn from(e: TraceReadError) -> Report {
+        match e {
+            TraceReadError::Trace(t) => Report::new(t),
+            TraceReadError::Other(r) => r,
+        }
+    }
+}
+
 /// Reads a trace file, or standard input for `-` (`java … tlc2.TLC … | ozone-conform trace -`).
-fn read_trace(path: &Path) -> Result<TraceFile, Report> {
+fn read_trace(path: &Path) -> Result<TraceFile, TraceReadError> {
     if path == Path::new("-") {
         let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
-            .map_err(|e| miette!(code = "ozone_conform::input", "cannot read stdin: {e}"))?;
-        return Ok(crate::tla::read::read_trace_bytes("-", bytes)?);
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map_err(|e| {
+            TraceReadError::Other(miette!(
+                code = "ozone_conform::input",
+                "cannot read stdin: {e}"
+            ))
+        })?;
+        return crate::tla::read::read_trace_bytes("-", bytes).map_err(TraceReadError::Trace);
     }
-    Ok(read_trace_file(path)?)
+    read_trace_file(path).map_err(TraceReadError::Trace)
 }
 
 /// Which bug a trace belongs to: the one named, else the one whose module the trace names, else the one
@@ -180,7 +199,26 @@ pub fn cmd_trace(
     config: Option<&Path>,
     json: bool,
 ) -> Result<i32, Report> {
-    let file = read_trace(path)?;
+    let file = match read_trace(path) {
+        Ok(f) => f,
+        // Nothing to replay, and nothing wrong: the answer a CI job piping TLC's output in wants.
+        Err(TraceReadError::Trace(TraceError::NoErrorFound { name })) => {
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            if json {
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::json!({"trace": name, "counterexample": false, "reason": "TLC found no error"})
+                )
+                .map_err(out_err)?;
+            } else {
+                writeln!(out, "no counterexample: TLC found no error").map_err(out_err)?;
+            }
+            return Ok(EXIT_OK);
+        }
+        Err(e) => return Err(e.into()),
+    };
     let mut exit = EXIT_OK;
     let mut results = Vec::new();
     let stdout = std::io::stdout();
@@ -261,7 +299,7 @@ pub fn cmd_trace(
 
 /// `ozone-conform convert FILE --to itf [-o OUT]`.
 pub fn cmd_convert(path: &Path, out_path: Option<&Path>) -> Result<i32, Report> {
-    let file = read_trace(path)?;
+    let file = read_trace(path).map_err(Report::from)?;
     let (json, notes) = crate::tla::convert::convert_to_itf(&file);
     let text = serde_json::to_string_pretty(&json).map_err(|e| out_err(e.into()))?;
     write_output(out_path, &text)?;

@@ -408,6 +408,11 @@ pub fn read_tlc_output(name: &str, text: &str) -> Result<Vec<Trace>, TraceError>
         }
     }
     if b.done.is_empty() {
+        if text.contains("Model checking completed. No error has been found.") {
+            return Err(TraceError::NoErrorFound {
+                name: name.to_string(),
+            });
+        }
         let (offset, len, label) = match text.find("No error has been found") {
             Some(o) => (o, "No error has been found".len(), "TLC found no error"),
             None => (

@@ -175,6 +175,11 @@ pub struct TraceFile {
 /// Why a trace file could not be read. Every variant but `Io` carries the text and a label on the bad bytes.
 #[derive(Debug, thiserror::Error, Diagnostic)]
 pub enum TraceError {
+    /// TLC's output of a run that found nothing: there is no counterexample to read, and that is an answer.
+    #[error("{name}: no counterexample: TLC found no error")]
+    #[diagnostic(code(ozone_conform::trace::no_error))]
+    NoErrorFound { name: String },
+
     #[error("cannot read trace file {path}: {message}")]
     #[diagnostic(
         code(ozone_conform::trace::io),
