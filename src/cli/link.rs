@@ -43,6 +43,7 @@ impl From<TraceReadError> for Report {
 }
 
 /// Reads a trace file, or standard input for `-` (`java … tlc2.TLC … | ozone-conform trace -`).
+#[allow(clippy::result_large_err)] // read once per command: the size does not matter
 fn read_trace(path: &Path) -> Result<TraceFile, TraceReadError> {
     if path == Path::new("-") {
         let mut bytes = Vec::new();
