@@ -72,3 +72,49 @@ proptest! {
         let _ = parse_rules("fuzz.rules", &text);
     }
 }
+
+/// A diagnostic whose label starts past column 65,535 once panicked inside miette (`Formatting argument out
+/// of range`, exit 101). It is now told in words, with the location, and the command exits 2.
+#[test]
+fn a_diagnostic_on_a_very_long_line_is_told_in_words_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let wide = dir.path().join("wide.json");
+    std::fs::write(&wide, format!("[{}x]\n", " ".repeat(70_000))).unwrap();
+    let rules = dir.path().join("g");
+    std::fs::create_dir(&rules).unwrap();
+    std::fs::write(
+        rules.join("bad.rules"),
+        format!("event X{}zzz\n", " ".repeat(70_000)),
+    )
+    .unwrap();
+    let log = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/scenarios/recon-om-sync/healthy/ozone-hadoop-recon-recon1.log"
+    );
+    let layout = format!("%d {}%q", " ".repeat(70_000));
+    let w = wide.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["convert", w], "wide.json:1:70002"),
+        (vec!["trace", w, "--format", "json"], "wide.json:1:70002"),
+        (vec!["events", "--layout", &layout, log], "--layout:1:"),
+        (
+            vec!["grammar", "--grammar", rules.to_str().unwrap()],
+            "bad.rules:1:7",
+        ),
+    ];
+    for (args, at) in cases {
+        let out = assert_cmd::Command::cargo_bin("ozone-conform")
+            .unwrap()
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{}: {err}", args[0]);
+        assert!(!err.contains("panicked"), "{}: {err}", args[0]);
+        assert!(
+            err.contains(at) && err.contains("too long to show"),
+            "{}: {err}",
+            args[0]
+        );
+    }
+}
