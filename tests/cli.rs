@@ -512,3 +512,51 @@ fn every_real_corpus_snippet_is_read_with_its_layout_and_no_unexplained_lines() 
         .collect();
     assert_eq!(started.len(), 7, "{started:?}");
 }
+
+/// A reader that closes the pipe early (`| head -c 100`) ends the output quietly, and the exit code is still
+/// the answer's, every time. The pipe's read end is closed before the command writes, so every write fails.
+#[test]
+fn a_closed_stdout_ends_the_output_quietly_and_keeps_the_exit_code() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let violating = format!("{root}/tests/fixtures/scenarios/scm-secret-keys/violating");
+    let healthy = format!("{root}/tests/fixtures/scenarios/scm-secret-keys/healthy");
+    let bug_out = format!("{root}/traces/scm-secret-keys/tlc/bug.out");
+    let logs = |dir: &str| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "log"))
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let with = |head: &[&str], files: Vec<String>| -> Vec<String> {
+        head.iter().map(|s| s.to_string()).chain(files).collect()
+    };
+    let cases: Vec<(Vec<String>, i32)> = vec![
+        (with(&["stats", "--format", "json"], logs(&violating)), 0),
+        (with(&["check", "--format", "sarif"], logs(&violating)), 1),
+        (with(&["check", "--format", "json"], logs(&violating)), 1),
+        (with(&["check", "--format", "concise"], logs(&healthy)), 0),
+        (with(&["events"], logs(&violating)), 0),
+        (with(&["trace"], vec![bug_out.clone()]), 1),
+        (with(&["convert"], vec![bug_out.clone()]), 0),
+    ];
+    let bin = assert_cmd::cargo::cargo_bin("ozone-conform");
+    for (args, want) in cases {
+        for _ in 0..5 {
+            let mut child = std::process::Command::new(&bin)
+                .args(&args)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            drop(child.stdout.take());
+            let out = child.wait_with_output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(want), "{args:?}: {err}");
+            assert!(!err.contains("Broken pipe"), "{args:?}: {err}");
+        }
+    }
+}

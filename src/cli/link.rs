@@ -204,8 +204,7 @@ pub fn cmd_trace(
         Ok(f) => f,
         // Nothing to replay, and nothing wrong: the answer a CI job piping TLC's output in wants.
         Err(TraceReadError::Trace(TraceError::NoErrorFound { name })) => {
-            let stdout = std::io::stdout();
-            let mut out = stdout.lock();
+            let mut out = crate::cli::out::stdout();
             if json {
                 writeln!(
                     out,
@@ -222,8 +221,7 @@ pub fn cmd_trace(
     };
     let mut exit = EXIT_OK;
     let mut results = Vec::new();
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::cli::out::stdout();
     let meta_constants = config
         .is_none()
         .then(|| constants_in_itf_meta(&file))
@@ -320,8 +318,7 @@ fn write_output(path: Option<&Path>, text: &str) -> Result<(), Report> {
             )
         }),
         None => {
-            let stdout = std::io::stdout();
-            let mut out = stdout.lock();
+            let mut out = crate::cli::out::stdout();
             writeln!(out, "{text}").map_err(out_err)
         }
     }

@@ -1,6 +1,7 @@
 //! The command line: argument parsing and the `events`, `stats` and `grammar` commands.
 
 pub mod link;
+pub mod out;
 
 use crate::grammar::Grammar;
 use crate::input::{self, Source};
@@ -468,8 +469,7 @@ pub fn report_input_errors(stats: &InputStats) -> bool {
 
 fn cmd_events(args: &InputArgs) -> Result<i32, Report> {
     let p = prepare(args)?;
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut out = io::BufWriter::with_capacity(1 << 16, crate::cli::out::stdout());
     let mut had_errors = false;
     let mut write_error: Option<io::Error> = None;
     for (i, source) in p.sources.iter().enumerate() {
@@ -524,8 +524,7 @@ fn cmd_stats(args: &InputArgs, format: StatsFormat) -> Result<i32, Report> {
         had_errors |= report_input_errors(&stats);
         all.push(stats);
     }
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::cli::out::stdout();
     match format {
         StatsFormat::Json => {
             serde_json::to_writer_pretty(
@@ -709,8 +708,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     let verbose = args.verbose;
     let on_unparsed = unparsed_printer(verbose);
     let mut renderer = crate::render::renderer(format, render_options(all, per_file));
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = io::BufWriter::new(crate::cli::out::stdout());
     renderer.begin(&mut out).map_err(out_err)?;
     let (mut had_errors, mut violated) = (false, false);
     for (name, sources) in check_runs(std::mem::take(&mut p.sources), per_file) {
@@ -781,8 +779,7 @@ fn check_live(
 ) -> Result<i32, Report> {
     use crate::model::Verdict;
     let on_unparsed = unparsed_printer(verbose);
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = io::BufWriter::new(crate::cli::out::stdout());
     renderer.begin(&mut out).map_err(out_err)?;
     let mut write_error = None;
     let mut firsts = std::collections::HashSet::new();
@@ -842,8 +839,7 @@ fn check_live(
 
 fn cmd_grammar(dirs: &[PathBuf]) -> Result<i32, Report> {
     let g = Grammar::with_overrides(dirs)?;
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::cli::out::stdout();
     for r in &g.rules {
         let loggers = if r.loggers.is_empty() {
             "*".to_string()
