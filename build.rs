@@ -2,6 +2,14 @@
 use std::{env, fs, path::Path};
 
 fn main() {
+    // Tests that read `../shared/corpus` are ignored (so libtest and nextest say so) where it is absent.
+    println!("cargo::rustc-check-cfg=cfg(shared_corpus_absent)");
+    let corpus = Path::new("../shared/corpus");
+    if corpus.is_dir() {
+        println!("cargo:rerun-if-changed=../shared/corpus");
+    } else {
+        println!("cargo:rustc-cfg=shared_corpus_absent");
+    }
     let dir = Path::new("grammars");
     println!("cargo:rerun-if-changed=grammars");
     let mut files: Vec<_> = fs::read_dir(dir)
