@@ -4,6 +4,8 @@
 //! reports the first event at which an invariant of its spec fails. Knowledge is three-valued: a variable a log
 //! has not shown is unknown, and an unknown never yields a violation; it makes the verdict *inconclusive*.
 
+pub mod replay;
+
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
 use crate::spec::export::Witnessed;
