@@ -16,6 +16,8 @@ pub enum FieldType {
     Word,
     /// Any text on the line (shortest match before the literal that follows it).
     Text,
+    /// A UUID in its canonical 8-4-4-4-12 hex form (an scmId, a key or datanode id).
+    Uuid,
     /// Ratis `TermIndex`: `(t:3, i:5120)`.
     TermIndex,
     /// Ozone `TransactionInfo`: `3#5120`.
@@ -42,6 +44,7 @@ impl FieldType {
         FieldType::I64,
         FieldType::Word,
         FieldType::Text,
+        FieldType::Uuid,
         FieldType::TermIndex,
         FieldType::TxInfo,
         FieldType::Version,
@@ -59,6 +62,7 @@ impl FieldType {
             FieldType::I64 => "i64",
             FieldType::Word => "word",
             FieldType::Text => "text",
+            FieldType::Uuid => "uuid",
             FieldType::TermIndex => "termindex",
             FieldType::TxInfo => "txinfo",
             FieldType::Version => "version",
@@ -184,9 +188,9 @@ vocabulary! {
     /// `Found matching SCM address with SCMServiceId: S, SCMNodeId: N, ...` (SCM construction).
     ScmNodeIdentified [req("node_id", T::Word)],
     /// `starting Raft server for scm:<scmId>` (SCM construction, after ScmNodeIdentified on the same thread).
-    ScmRaftServerCreated [req("scm_id", T::Word)],
+    ScmRaftServerCreated [req("scm_id", T::Uuid)],
     /// MiniOzoneHAClusterImpl: `Shutting down StorageContainerManager <scmId>`.
-    HarnessScmShutdown [req("scm_id", T::Word)],
+    HarnessScmShutdown [req("scm_id", T::Uuid)],
     /// `... RPC server ... is listening at /host:port`: the port's IPC handler threads belong to this node.
     RpcServerListening [req("address", T::Text)],
 
