@@ -322,19 +322,14 @@ pub fn to_json(timeline: &Timeline, reports: &[ModelReport], all: bool) -> Json 
         .inputs
         .iter()
         .map(|s| {
-            let mut j = json!({
+            json!({
                 "path": s.path,
                 "layout": s.layout,
                 "node": if s.nodes.len() == 1 { s.nodes.keys().next().cloned() } else { None },
                 "nodes": s.nodes.keys().collect::<Vec<_>>(),
                 "records": s.records,
                 "unparsed": s.unparsed,
-            });
-            // Only when there are any, so that the common report keeps its shape.
-            if !s.rejected.is_empty() {
-                j["rejected"] = json!(s.rejected);
-            }
-            j
+            })
         })
         .collect();
     let models: Vec<Json> = reports
