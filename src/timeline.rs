@@ -88,6 +88,19 @@ pub fn from_events(
     test_output: Vec<bool>,
     max_skew_ms: i64,
 ) -> Timeline {
+    let layout_test = test_output.clone();
+    // Which inputs are one process's own log, whose banners start and stop it, in any layout.
+    let test_output: Vec<bool> = per_input
+        .iter()
+        .zip(&test_output)
+        .map(|(events, &test_layout)| !banners_are_own(test_layout, events))
+        .collect();
+    let mut inputs = inputs;
+    for ((events, stats), &test_layout) in per_input.iter_mut().zip(&mut inputs).zip(&layout_test) {
+        if test_layout && banners_are_own(true, events) {
+            attribute_to_banner_host(events, stats);
+        }
+    }
     let aliases = learn_aliases(&per_input);
     for events in &mut per_input {
         resolve_nodes(events, &aliases);
@@ -283,6 +296,108 @@ impl Timeline {
             .get(input as usize)
             .copied()
             .unwrap_or(false)
+    }
+}
+
+/// Is this input one process's own log, so that its banners start and stop that process (a `STARTUP_MSG` with no
+/// shutdown since the previous one is a crash)? `test_layout`: the input uses the test log4j pattern.
+///
+/// * A `failed to register any UNIX signal loggers` after a banner says the JVM had printed a banner before: an
+///   in-JVM restart (MiniOzoneCluster's Recon), whose SHUTDOWN_MSGs come only at JVM exit. Never one process.
+/// * Daemon layouts are one process per file (or per docker-compose stream).
+/// * In the test layout, MiniOzoneCluster output holds every component in one file (and its SCMs and datanodes
+///   print no banners), while a daemon run with the test pattern holds one: the input is one process when its
+///   banners all name one service and host and no line comes from another component.
+fn banners_are_own(test_layout: bool, events: &[Event]) -> bool {
+    if events
+        .iter()
+        .any(|e| e.kind == EventKind::SignalHandlersNotRegistered)
+    {
+        return false;
+    }
+    if !test_layout {
+        return true;
+    }
+    let mut banner: Option<(&str, Option<&str>)> = None;
+    for e in events.iter().filter(|e| e.kind == EventKind::ProcessStarted) {
+        let this = (
+            e.field("service").and_then(Value::as_str).unwrap_or(""),
+            banner_host(e),
+        );
+        match banner {
+            None => banner = Some(this),
+            Some(b) if b == this => {}
+            Some(_) => return false,
+        }
+    }
+    let Some(component) = banner.and_then(|(service, _)| service_component(service)) else {
+        return false;
+    };
+    events.iter().all(|e| {
+        e.component == Component::Any || e.component == component || logged_by_every_process(e.kind)
+    })
+}
+
+/// The host a `STARTUP_MSG` names (`host = scm1/172.18.0.4`).
+fn banner_host(e: &Event) -> Option<&str> {
+    match e.field("host") {
+        Some(Value::HostIp { host, .. }) => Some(host.as_str()),
+        _ => None,
+    }
+}
+
+/// The component of a banner's `Starting <service>`.
+fn service_component(service: &str) -> Option<Component> {
+    Some(match service {
+        "StorageContainerManager" => Component::Scm,
+        "HddsDatanodeService" => Component::Datanode,
+        "ReconServer" => Component::Recon,
+        "OzoneManager" => Component::Om,
+        _ => return None,
+    })
+}
+
+/// Lines every kind of process logs: their rule's component says nothing about the process.
+fn logged_by_every_process(kind: EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::VersionManagerInitialized | EventKind::VersionFinalized
+    )
+}
+
+/// One process's log in the test layout: from each banner on, every line belongs to the node its `host =`
+/// names, as in a daemon layout (no thread of a one-process log names another node; its Ratis threads name the
+/// same process by its peer id). A stronger source (`--node`, file name, docker prefix) stays. Lines before the
+/// first banner keep what their threads say. The input's node list is redone to match.
+fn attribute_to_banner_host(events: &mut [Event], stats: &mut InputStats) {
+    let mut host: Option<Arc<str>> = None;
+    let mut changed = false;
+    for e in events.iter_mut() {
+        if e.kind == EventKind::ProcessStarted {
+            host = banner_host(e).map(Arc::from).or(host);
+        }
+        let strong = matches!(
+            e.node_from,
+            Some(NodeSource::Cli | NodeSource::FileName | NodeSource::DockerPrefix)
+        );
+        if let (Some(h), false) = (&host, strong) {
+            e.node = Some(h.clone());
+            e.node_from = Some(NodeSource::Banner);
+            changed = true;
+        }
+    }
+    if changed {
+        stats.nodes.clear();
+        for e in events.iter() {
+            if let (Some(n), Some(from)) = (&e.node, e.node_from) {
+                stats.nodes.entry(n.to_string()).or_insert_with(|| {
+                    serde_json::to_value(from)
+                        .ok()
+                        .and_then(|v| v.as_str().map(String::from))
+                        .unwrap_or_default()
+                });
+            }
+        }
     }
 }
 

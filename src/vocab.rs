@@ -177,6 +177,14 @@ vocabulary! {
     SignalReceived [req("number", T::U64), req("signal", T::Word)],
     /// Ratis `ExitUtils.terminate`: `Terminating with exit status N: reason`.
     TerminatingWithStatus [req("status", T::U64), opt("reason", T::Text)],
+    /// `registered UNIX signal handlers for [...]` after a STARTUP_MSG: the first banner of its JVM.
+    SignalHandlersRegistered [opt("signals", T::Text)],
+    /// `failed to register any UNIX signal loggers: ` after a STARTUP_MSG: not the JVM's first banner.
+    SignalHandlersNotRegistered [],
+    /// `SCM start failed with exception` (StorageContainerManagerStarter): the process exits.
+    ScmStartFailed [],
+    /// `Exception in HddsDatanodeService.`: the datanode process exits.
+    DatanodeStartFailed [],
     /// Hadoop `ExitUtil.terminate`: `Exiting with status N: reason`.
     ExitingWithStatus [req("status", T::U64), opt("reason", T::Text)],
     /// A component stops inside a running JVM (service `stop()` lines; MiniOzoneCluster restarts).
@@ -211,6 +219,10 @@ vocabulary! {
     StateMachineReinitializing [opt("member", T::Member), opt("term_index", T::TermIndex)],
     /// `Failed to reinitialize SCMStateMachine.`
     StateMachineReinitializeFailed [],
+    /// `Failed to unpause ` (SCMStateMachine.reinitialize, logged and not rethrown).
+    ScmStateMachineUnpauseFailed [],
+    /// `Follower caught up with leader: lastAppliedIndex=A, leaderCommitOnStart=C` (once per run).
+    ScmFollowerCaughtUp [req("applied", T::I64), req("leader_commit", T::I64)],
     /// `Updated lastAppliedTermIndex T#N with transactionInfo term andIndex` (SCM startup).
     AppliedIndexRestored [req("tx", T::TxInfo)],
     /// `current SCM X becomes leader of term T`.

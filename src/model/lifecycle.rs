@@ -1,9 +1,14 @@
 //! Process lifecycle, shared by every model: starts, stops, and crashes inferred from banners.
 //!
-//! A daemon's STARTUP_MSG with no SHUTDOWN_MSG since its previous run means that run died abruptly (kill -9,
-//! OOM kill, power loss): nothing else is logged for a crash. Single-JVM integration-test output has no such
-//! rule (components stop and start without banners, Recon prints a banner per start and its SHUTDOWN_MSGs only
-//! at JVM exit), so there the in-JVM stop and start lines are the lifecycle.
+//! A process's STARTUP_MSG with no SHUTDOWN_MSG (and no logged exit) since its previous run means that run died
+//! abruptly (kill -9, OOM kill, power loss): nothing else is logged for a crash. This holds for every input that
+//! is one process's own log, in any layout, the test layout included (some suites run daemons with the test
+//! log4j pattern); the timeline tells which inputs are ([`Timeline::is_test_output`] is false for them).
+//! Single-JVM MiniOzoneCluster output has no such rule (components stop and start without banners, Recon prints
+//! a banner per start and its SHUTDOWN_MSGs only at JVM exit), so there the in-JVM stop and start lines are the
+//! lifecycle.
+//!
+//! [`Timeline::is_test_output`]: crate::timeline::Timeline::is_test_output
 
 use crate::event::Event;
 use crate::vocab::EventKind;
@@ -23,6 +28,9 @@ struct NodeLife {
     /// Index of the last event seen from this run, if any.
     last: Option<usize>,
     stopping: bool,
+    /// The run ended by itself: SHUTDOWN_MSG, or an exit line (`Terminating with exit status`, `Exiting with
+    /// status`), after which the JVM exits through its shutdown hooks; the next start is no crash even when the
+    /// SHUTDOWN_MSG is missing (the logging framework may stop before the banner hook runs).
     shut_down: bool,
 }
 
@@ -41,6 +49,16 @@ pub fn is_stop_line(kind: EventKind) -> bool {
             | EventKind::ExitingWithStatus
             | EventKind::ComponentStopping
             | EventKind::ProcessShutdown
+            | EventKind::ScmStartFailed
+            | EventKind::DatanodeStartFailed
+    )
+}
+
+/// Stop lines after which the process is gone by its own hand (not killed).
+fn ends_the_run(kind: EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::ProcessShutdown | EventKind::TerminatingWithStatus | EventKind::ExitingWithStatus
     )
 }
 
@@ -71,7 +89,7 @@ impl Lifecycle {
                 Some(LifeStep::Started { crashed: None })
             }
             k if is_stop_line(k) => {
-                life.shut_down |= k == EventKind::ProcessShutdown;
+                life.shut_down |= ends_the_run(k);
                 if life.stopping {
                     None
                 } else {
