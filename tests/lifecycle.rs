@@ -104,3 +104,112 @@ fn a_damaged_key_id_is_rejected_with_its_reason_and_raises_no_alarm() {
         assert_eq!(input["unparsed"], 0, "{input}");
     }
 }
+
+/// A daemon-layout line `ts [thread] LEVEL fqcn: msg` in the test layout `%d [%t] %-5p %c{2} (%F:%M(%L)) - %m%n`.
+/// The location is not in the daemon line, so it is made up (`Class.java:log(0)`); nothing reads it.
+fn to_test_layout(line: &str) -> String {
+    let parsed = (|| {
+        let (ts, rest) = line.split_at_checked(23)?;
+        let rest = rest.strip_prefix(" [")?;
+        let (thread, rest) = rest.split_once("] ")?;
+        let (level, rest) = rest.split_once(' ')?;
+        let (logger, msg) = rest.split_once(": ")?;
+        if logger.contains(' ') || !ts.starts_with("20") {
+            return None;
+        }
+        let parts: Vec<&str> = logger.split('.').collect();
+        let c2 = parts[parts.len().saturating_sub(2)..].join(".");
+        let class = parts.last()?.split('$').next()?;
+        Some(format!(
+            "{ts} [{thread}] {level:<5} {c2} ({class}.java:log(0)) - {msg}"
+        ))
+    })();
+    parsed.unwrap_or_else(|| line.to_string())
+}
+
+fn strip_bytes(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.remove("byte_offset");
+            m.remove("byte_len");
+            m.values_mut().for_each(strip_bytes);
+        }
+        Value::Array(a) => a.iter_mut().for_each(strip_bytes),
+        _ => {}
+    }
+}
+
+/// Every daemon case, its files renamed `<host>.log` (so the node comes from the banner, not the file name) and
+/// run once in the daemon layout and once rewritten line by line into the test layout: a daemon run with the
+/// test pattern prints its own banners, so crashes, stops and nodes, hence every verdict and violation, and the
+/// exported behaviour, are the same.
+#[test]
+fn a_daemon_in_the_test_layout_has_the_same_lifecycle_as_in_the_daemon_layout() {
+    let root = fixture("scenarios");
+    let mut compared = 0;
+    for model in ["scm-secret-keys", "scm-finalization", "dn-finalize-block", "recon-om-sync"] {
+        for case in ["violating", "healthy", "midflight"] {
+            let src = root.join(model).join(case);
+            let (daemon, test) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+            let mut names = Vec::new();
+            for entry in std::fs::read_dir(&src).unwrap() {
+                let p = entry.unwrap().path();
+                if !p.is_file() {
+                    continue;
+                }
+                let file = p.file_name().unwrap().to_string_lossy().into_owned();
+                // ozone-hadoop-scm-scm3.log -> scm3.log
+                let host = file.rsplit('-').next().unwrap().to_string();
+                let text = std::fs::read_to_string(&p).unwrap();
+                let relaid: String = text.lines().map(|l| to_test_layout(l) + "\n").collect();
+                assert_ne!(relaid, text);
+                std::fs::write(daemon.path().join(&host), &text).unwrap();
+                std::fs::write(test.path().join(&host), relaid).unwrap();
+                names.push(host);
+            }
+            names.sort();
+            let run = |dir: &Path, args: &[&str]| {
+                let out = bin()
+                    .current_dir(dir)
+                    .args(args)
+                    .args(&names)
+                    .output()
+                    .unwrap();
+                (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+            };
+            let check = ["check", "--all", "--format", "json"];
+            let (code_d, out_d) = run(daemon.path(), &check);
+            let (code_t, out_t) = run(test.path(), &check);
+            let mut d: Value = serde_json::from_str(&out_d).unwrap();
+            let mut t: Value = serde_json::from_str(&out_t).unwrap();
+            // Byte offsets differ with the line lengths; lines and everything else must not.
+            strip_bytes(&mut d);
+            strip_bytes(&mut t);
+            for inputs in [&mut d["inputs"], &mut t["inputs"]] {
+                for i in inputs.as_array_mut().unwrap() {
+                    assert!(i["unparsed"] == 0, "{model}/{case}: {i}");
+                    i["layout"] = Value::Null;
+                }
+            }
+            assert_eq!(code_d, code_t, "{model}/{case}");
+            assert_eq!(d, t, "{model}/{case}: the layout changed the report");
+            // Mid-flight files start without a banner, so there neither layout names their node.
+            assert!(
+                case == "midflight"
+                    || t["inputs"].as_array().unwrap().iter().all(|i| !i["node"].is_null()),
+                "{model}/{case}: every file is one node: {}",
+                t["inputs"]
+            );
+            if model.starts_with("scm") {
+                let export = ["export", "--model", model, "--to", "itf"];
+                assert_eq!(
+                    run(daemon.path(), &export),
+                    run(test.path(), &export),
+                    "{model}/{case}: export"
+                );
+            }
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 12);
+}
