@@ -213,3 +213,31 @@ fn a_daemon_in_the_test_layout_has_the_same_lifecycle_as_in_the_daemon_layout() 
     }
     assert_eq!(compared, 12);
 }
+
+/// `tests/fixtures/lifecycle/`: an SCM daemon run with the test log4j pattern, its file named by no node.
+#[test]
+fn an_scm_daemon_in_the_test_layout_is_checked_like_one_in_the_daemon_layout() {
+    for (case, line, how) in [
+        // kill -9 after the DB swap: the restart banner follows no shutdown.
+        ("test-layout-kill9", 51, "crashed (this STARTUP_MSG follows no shutdown)"),
+        // StateMachineUpdater caught a Throwable → stop() → Terminating: the first stop line.
+        ("test-layout-updater-throwable", 75, "stopped"),
+    ] {
+        let report = check_json(&[fixture(&format!("lifecycle/{case}/scm.log"))]);
+        assert_eq!(report["inputs"][0]["node"], "scm3", "{case}: {}", report["inputs"]);
+        assert_eq!(verdict(&report, "scm-secret-keys"), "violated", "{case}");
+        let v = &report["models"][0]["violations"][0];
+        assert_eq!(v["invariant"], "KeyFileCoversDb", "{case}");
+        assert_eq!(v["primary"]["line"], line, "{case}");
+        let message = v["message"].as_str().unwrap();
+        assert!(message.starts_with(&format!("SCM scm3 {how} after")), "{case}: {message}");
+        let related: Vec<u64> = v["related"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["line"].as_u64().unwrap())
+            .collect();
+        // Got secret keys, Replaced DB, is reinitializing.
+        assert_eq!(related, [38, 44, 48], "{case}");
+    }
+}
