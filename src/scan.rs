@@ -704,6 +704,8 @@ impl InputScan<'_> {
             if let Some(r) = &c.rejected {
                 let rule = &self.setup.grammar.rules[r.rule as usize];
                 let detail = format!("{}: {}", rule.id, r.reason);
+                // Its first line moves from the records to the unparsed lines (each line is counted once).
+                self.stats.records -= 1;
                 self.stats.unparsed += 1;
                 *self
                     .stats

@@ -319,7 +319,10 @@ fn banners_are_own(test_layout: bool, events: &[Event]) -> bool {
         return true;
     }
     let mut banner: Option<(&str, Option<&str>)> = None;
-    for e in events.iter().filter(|e| e.kind == EventKind::ProcessStarted) {
+    for e in events
+        .iter()
+        .filter(|e| e.kind == EventKind::ProcessStarted)
+    {
         let this = (
             e.field("service").and_then(Value::as_str).unwrap_or(""),
             banner_host(e),

@@ -76,6 +76,14 @@ fn a_damaged_key_id_is_rejected_with_its_reason_and_raises_no_alarm() {
     let stats: Value = serde_json::from_slice(&out.stdout).unwrap();
     let stats = &stats["inputs"][0];
     assert_eq!(stats["unparsed_by_reason"]["invalid-field"], 1, "{stats}");
+    // Every line is counted once: the rejected record's line is unparsed, not also a record.
+    let n = |k: &str| stats[k].as_u64().unwrap();
+    assert_eq!(
+        n("records") + n("continuation_lines") + n("unparsed"),
+        n("lines"),
+        "{stats}"
+    );
+    assert_eq!(n("records"), 69, "{stats}");
     assert_eq!(
         stats["rejected"][0],
         "line 35: SecretKeysUpdated: field keys: secret key id not a UUID: `3b0e6f1g-9a2d-4c57-8e14-6d2f0a9b7c31`"
@@ -147,7 +155,12 @@ fn strip_bytes(v: &mut Value) {
 fn a_daemon_in_the_test_layout_has_the_same_lifecycle_as_in_the_daemon_layout() {
     let root = fixture("scenarios");
     let mut compared = 0;
-    for model in ["scm-secret-keys", "scm-finalization", "dn-finalize-block", "recon-om-sync"] {
+    for model in [
+        "scm-secret-keys",
+        "scm-finalization",
+        "dn-finalize-block",
+        "recon-om-sync",
+    ] {
         for case in ["violating", "healthy", "midflight"] {
             let src = root.join(model).join(case);
             let (daemon, test) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
@@ -175,7 +188,10 @@ fn a_daemon_in_the_test_layout_has_the_same_lifecycle_as_in_the_daemon_layout() 
                     .args(&names)
                     .output()
                     .unwrap();
-                (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+                (
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stdout).into_owned(),
+                )
             };
             let check = ["check", "--all", "--format", "json"];
             let (code_d, out_d) = run(daemon.path(), &check);
@@ -196,7 +212,11 @@ fn a_daemon_in_the_test_layout_has_the_same_lifecycle_as_in_the_daemon_layout() 
             // Mid-flight files start without a banner, so there neither layout names their node.
             assert!(
                 case == "midflight"
-                    || t["inputs"].as_array().unwrap().iter().all(|i| !i["node"].is_null()),
+                    || t["inputs"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .all(|i| !i["node"].is_null()),
                 "{model}/{case}: every file is one node: {}",
                 t["inputs"]
             );
@@ -219,18 +239,29 @@ fn a_daemon_in_the_test_layout_has_the_same_lifecycle_as_in_the_daemon_layout() 
 fn an_scm_daemon_in_the_test_layout_is_checked_like_one_in_the_daemon_layout() {
     for (case, line, how) in [
         // kill -9 after the DB swap: the restart banner follows no shutdown.
-        ("test-layout-kill9", 51, "crashed (this STARTUP_MSG follows no shutdown)"),
+        (
+            "test-layout-kill9",
+            51,
+            "crashed (this STARTUP_MSG follows no shutdown)",
+        ),
         // StateMachineUpdater caught a Throwable → stop() → Terminating: the first stop line.
         ("test-layout-updater-throwable", 75, "stopped"),
     ] {
         let report = check_json(&[fixture(&format!("lifecycle/{case}/scm.log"))]);
-        assert_eq!(report["inputs"][0]["node"], "scm3", "{case}: {}", report["inputs"]);
+        assert_eq!(
+            report["inputs"][0]["node"], "scm3",
+            "{case}: {}",
+            report["inputs"]
+        );
         assert_eq!(verdict(&report, "scm-secret-keys"), "violated", "{case}");
         let v = &report["models"][0]["violations"][0];
         assert_eq!(v["invariant"], "KeyFileCoversDb", "{case}");
         assert_eq!(v["primary"]["line"], line, "{case}");
         let message = v["message"].as_str().unwrap();
-        assert!(message.starts_with(&format!("SCM scm3 {how} after")), "{case}: {message}");
+        assert!(
+            message.starts_with(&format!("SCM scm3 {how} after")),
+            "{case}: {message}"
+        );
         let related: Vec<u64> = v["related"]
             .as_array()
             .unwrap()

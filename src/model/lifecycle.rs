@@ -58,7 +58,9 @@ pub fn is_stop_line(kind: EventKind) -> bool {
 fn ends_the_run(kind: EventKind) -> bool {
     matches!(
         kind,
-        EventKind::ProcessShutdown | EventKind::TerminatingWithStatus | EventKind::ExitingWithStatus
+        EventKind::ProcessShutdown
+            | EventKind::TerminatingWithStatus
+            | EventKind::ExitingWithStatus
     )
 }
 
@@ -422,7 +424,10 @@ mod tests {
             .collect();
         assert_eq!(starts.len(), 2, "{got:?}");
         assert!(
-            matches!(starts[1], ("recon1", LifeStep::Started { crashed: Some(_) })),
+            matches!(
+                starts[1],
+                ("recon1", LifeStep::Started { crashed: Some(_) })
+            ),
             "{got:?}"
         );
         // The same two banners where the second cannot register the signal handlers: one JVM (MiniOzoneCluster),
@@ -431,8 +436,9 @@ mod tests {
             + &recon_banner("2026-08-23 17:09:02,118", true);
         let got = life_of_files(&[("TestRecon-output.txt", in_jvm)]);
         assert!(
-            got.iter().all(|(n, _, s)| n != "recon1"
-                && !matches!(s, LifeStep::Started { crashed: Some(_) })),
+            got.iter()
+                .all(|(n, _, s)| n != "recon1"
+                    && !matches!(s, LifeStep::Started { crashed: Some(_) })),
             "{got:?}"
         );
     }
@@ -446,7 +452,8 @@ mod tests {
                 .join("merged");
             for f in std::fs::read_dir(dir).unwrap() {
                 let p = f.unwrap().path();
-                let got = life_of_files(&[("merged-output.txt", std::fs::read_to_string(&p).unwrap())]);
+                let got =
+                    life_of_files(&[("merged-output.txt", std::fs::read_to_string(&p).unwrap())]);
                 assert!(
                     got.iter().all(|(n, _, s)| n != "ci-runner-7"
                         && !matches!(s, LifeStep::Started { crashed: Some(_) })),
@@ -460,15 +467,28 @@ mod tests {
     #[test]
     fn start_failures_stop_the_run() {
         for failed in [ScmStartFailed, DatanodeStartFailed] {
-            let s = steps(&[ProcessStarted, failed, ExitingWithStatus, ProcessStarted], false);
+            let s = steps(
+                &[ProcessStarted, failed, ExitingWithStatus, ProcessStarted],
+                false,
+            );
             assert_eq!(s[1], Some(LifeStep::Stopping));
             // `Exiting with status 1` ended the run: the next start is no crash.
             assert_eq!(s[3], Some(LifeStep::Started { crashed: None }));
         }
         // A logged exit ends a run like a SHUTDOWN_MSG; other stop lines do not.
-        let s = steps(&[ProcessStarted, TerminatingWithStatus, ProcessStarted], false);
+        let s = steps(
+            &[ProcessStarted, TerminatingWithStatus, ProcessStarted],
+            false,
+        );
         assert_eq!(s[2], Some(LifeStep::Started { crashed: None }));
-        let s = steps(&[ProcessStarted, StateMachineReinitializeFailed, ProcessStarted], false);
+        let s = steps(
+            &[
+                ProcessStarted,
+                StateMachineReinitializeFailed,
+                ProcessStarted,
+            ],
+            false,
+        );
         assert_eq!(s[2], Some(LifeStep::Started { crashed: Some(1) }));
     }
 }
