@@ -444,6 +444,33 @@ mod tests {
     }
 
     #[test]
+    fn banners_in_a_file_with_other_components_are_not_that_files_process() {
+        // Two Recon banners, both registering signal handlers, but SCM lines in the same file: one JVM hosting
+        // several components (MiniOzoneCluster), so the banners neither name the node nor imply a crash.
+        let scm = "2026-08-23 17:05:10,001 [main] INFO  server.StorageContainerManager (StorageContainerManager.java:start(1570)) - StorageContainerLocationProtocol RPC server is listening at /127.0.0.1:15001\n";
+        let text = scm.to_string()
+            + &recon_banner("2026-08-23 17:05:14,330", false)
+            + &recon_banner("2026-08-23 17:09:02,118", false);
+        let got = life_of_files(&[("TestRecon-output.txt", text)]);
+        assert!(
+            got.iter()
+                .all(|(n, _, s)| n != "recon1"
+                    && !matches!(s, LifeStep::Started { crashed: Some(_) })),
+            "{got:?}"
+        );
+        // Without the SCM line the same file is a Recon daemon's: its second banner follows no shutdown.
+        let text = recon_banner("2026-08-23 17:05:14,330", false)
+            + &recon_banner("2026-08-23 17:09:02,118", false);
+        let got = life_of_files(&[("TestRecon-output.txt", text)]);
+        assert!(
+            got.iter()
+                .any(|(n, _, s)| n == "recon1"
+                    && matches!(s, LifeStep::Started { crashed: Some(_) })),
+            "{got:?}"
+        );
+    }
+
+    #[test]
     fn minicluster_output_never_infers_a_crash_and_names_no_node_by_its_banners() {
         for case in ["violating", "healthy", "midflight"] {
             let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
