@@ -272,3 +272,51 @@ fn an_scm_daemon_in_the_test_layout_is_checked_like_one_in_the_daemon_layout() {
         assert_eq!(related, [38, 44, 48], "{case}");
     }
 }
+
+/// The new statements, each as Ozone prints it (with its stack trace where it has one), in both layouts.
+#[test]
+fn start_failure_and_state_machine_lines_are_events_in_both_layouts() {
+    let daemon = "\
+2026-08-23 10:00:01,234 [main] ERROR org.apache.hadoop.hdds.scm.server.StorageContainerManagerStarter: SCM start failed with exception
+java.io.IOException: SCM not initialized
+\tat org.apache.hadoop.hdds.scm.server.StorageContainerManager.<init>(StorageContainerManager.java:400)
+2026-08-23 10:00:02,001 [main] ERROR org.apache.hadoop.ozone.HddsDatanodeService: Exception in HddsDatanodeService.
+java.lang.IllegalStateException: boom
+2026-08-23 10:00:02,002 [main] INFO org.apache.hadoop.util.ExitUtil: Exiting with status 1: java.lang.IllegalStateException: boom
+2026-08-23 10:00:03,100 [c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e83@group-9F3A1C2B4D5E-StateMachineUpdater] ERROR org.apache.hadoop.hdds.scm.ha.SCMStateMachine: Failed to unpause 
+java.io.IOException: transaction buffer
+2026-08-23 10:00:04,200 [c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e83@group-9F3A1C2B4D5E-StateMachineUpdater] INFO org.apache.hadoop.hdds.scm.ha.SCMStateMachine: Follower caught up with leader: lastAppliedIndex=5230, leaderCommitOnStart=5228
+2026-08-23 10:00:05,300 [main] WARN org.apache.hadoop.ozone.recon.ReconServer: failed to register any UNIX signal loggers: 
+java.lang.IllegalStateException: Can't re-install the signal handlers.
+";
+    let test: String = daemon.lines().map(|l| to_test_layout(l) + "\n").collect();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [("daemon.log", daemon.to_string()), ("test.log", test)] {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let out = bin().arg("events").arg(&p).output().unwrap();
+        let events: Vec<Value> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let kinds: Vec<&str> = events
+            .iter()
+            .map(|e| e["event"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "ScmStartFailed",
+                "DatanodeStartFailed",
+                "ExitingWithStatus",
+                "ScmStateMachineUnpauseFailed",
+                "ScmFollowerCaughtUp",
+                "SignalHandlersNotRegistered"
+            ],
+            "{name}"
+        );
+        assert_eq!(events[4]["fields"]["applied"], 5230, "{name}");
+        assert_eq!(events[4]["fields"]["leader_commit"], 5228, "{name}");
+    }
+}
