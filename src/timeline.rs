@@ -36,7 +36,8 @@ pub struct Timeline {
     pub node_names: Vec<Arc<str>>,
     /// The service of each node, by key.
     service_by_key: Vec<Option<Component>>,
-    /// Inputs that are single-JVM integration-test output (no banners, one clock).
+    /// Inputs that are single-JVM integration-test output, whose banners are not one process's (MiniOzoneCluster:
+    /// one clock, components start and stop in the JVM). A daemon run with the test layout is not among them.
     pub test_output: Vec<bool>,
     pub max_skew_ms: i64,
     /// Causal edges that contradict the clocks by more than the tolerance: (earlier, later) event indices.
@@ -81,25 +82,24 @@ pub fn build(
     from_events(inputs, per_input, test_output, max_skew_ms)
 }
 
-/// Merges per-input event lists (each in input order).
+/// Merges per-input event lists (each in input order). `test_output`: which inputs are in the test layout.
 pub fn from_events(
     inputs: Vec<InputStats>,
     mut per_input: Vec<Vec<Event>>,
     test_output: Vec<bool>,
     max_skew_ms: i64,
 ) -> Timeline {
-    let layout_test = test_output.clone();
-    // Which inputs are one process's own log, whose banners start and stop it, in any layout.
-    let test_output: Vec<bool> = per_input
-        .iter()
-        .zip(&test_output)
-        .map(|(events, &test_layout)| !banners_are_own(test_layout, events))
-        .collect();
+    // Which inputs are one process's own log, whose banners start and stop it, in any layout. In the test layout
+    // such an input takes its node from its banners here, as a daemon layout does while it is scanned.
     let mut inputs = inputs;
-    for ((events, stats), &test_layout) in per_input.iter_mut().zip(&mut inputs).zip(&layout_test) {
-        if test_layout && banners_are_own(true, events) {
+    let mut test_output = test_output;
+    for ((events, stats), single_jvm) in per_input.iter_mut().zip(&mut inputs).zip(&mut test_output)
+    {
+        let own = banners_are_own(*single_jvm, events);
+        if own && *single_jvm {
             attribute_to_banner_host(events, stats);
         }
+        *single_jvm = !own;
     }
     let aliases = learn_aliases(&per_input);
     for events in &mut per_input {
@@ -287,7 +287,7 @@ impl Timeline {
     }
 
     /// Is input `input` (an `Event::span.input`) single-JVM test output? What [`Lifecycle::observe`] needs
-    /// to know: test output has no banners, so a start there never implies a crash.
+    /// to know: its banners are not one process's, so a start there never implies a crash.
     ///
     /// [`Lifecycle::observe`]: crate::model::lifecycle::Lifecycle::observe
     #[inline]
