@@ -59,14 +59,25 @@ pub struct Rule {
 impl Rule {
     /// Matches a record's message text (first line, then continuation lines joined by `\n`).
     pub fn match_message(&self, text: &[u8]) -> Option<Vec<(&'static str, Value)>> {
-        let caps = self.regex.captures(text)?;
+        self.try_match(text).ok().flatten()
+    }
+
+    /// Like [`Rule::match_message`], but tells a record that has the template's shape and a field that fails
+    /// validation (`Err(reason)`) from a record of another statement (`Ok(None)`).
+    pub fn try_match(&self, text: &[u8]) -> Result<Option<Vec<(&'static str, Value)>>, String> {
+        let Some(caps) = self.regex.captures(text) else {
+            return Ok(None);
+        };
         let mut fields = Vec::with_capacity(self.captures.len());
         for (i, (name, ty)) in self.captures.iter().enumerate() {
-            let m = caps.get(i + 1)?;
+            let Some(m) = caps.get(i + 1) else {
+                return Ok(None);
+            };
             let s = String::from_utf8_lossy(m.as_bytes());
-            fields.push((*name, Value::parse(*ty, &s)?));
+            let v = Value::parse(*ty, &s).map_err(|why| format!("field {name}: {why}"))?;
+            fields.push((*name, v));
         }
-        Some(fields)
+        Ok(Some(fields))
     }
 
     fn accepts_level(&self, level: Option<Level>) -> bool {
@@ -91,6 +102,14 @@ pub struct Grammar {
 pub struct RuleMatch {
     pub rule: u32,
     pub fields: Vec<(&'static str, Value)>,
+}
+
+/// A record of a rule's statement whose fields fail validation: counted as unparsed, never an event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejected {
+    pub rule: u32,
+    /// `field key: secret key id not a UUID: ...`.
+    pub reason: String,
 }
 
 impl Grammar {
@@ -235,22 +254,38 @@ impl Grammar {
         level: Option<Level>,
         text: &[u8],
     ) -> Option<RuleMatch> {
+        self.match_or_reject(logger, level, text).ok()
+    }
+
+    /// The rule that turns this record into an event; else, if some rule's template fits the record but a
+    /// field fails validation, that rule and the reason (`Err(Some(_))`); else `Err(None)`.
+    pub fn match_or_reject(
+        &self,
+        logger: &[u8],
+        level: Option<Level>,
+        text: &[u8],
+    ) -> Result<RuleMatch, Option<Rejected>> {
         let by_logger = self.by_logger.get(logger).map(Vec::as_slice).unwrap_or(&[]);
         let any = if self.wants_message(text) {
             &self.any_logger[..]
         } else {
             &[]
         };
+        let mut rejected = None;
         for &i in by_logger.iter().chain(any) {
             let rule = &self.rules[i as usize];
             if !rule.accepts_level(level) || !has_literal_prefix(text, &rule.literal_prefix) {
                 continue;
             }
-            if let Some(fields) = rule.match_message(text) {
-                return Some(RuleMatch { rule: i, fields });
+            match rule.try_match(text) {
+                Ok(Some(fields)) => return Ok(RuleMatch { rule: i, fields }),
+                Ok(None) => {}
+                Err(reason) => {
+                    rejected.get_or_insert(Rejected { rule: i, reason });
+                }
             }
         }
-        None
+        Err(rejected)
     }
 }
 
@@ -637,17 +672,23 @@ fn compile(
         literal_prefix: compiled.literal_prefix,
     };
     for (sample, soff, slen) in &raw.samples {
-        if rule.match_message(sample.as_bytes()).is_none() {
-            let mut e = cx.err(
-                *soff,
-                *slen,
+        let why = match rule.try_match(sample.as_bytes()) {
+            Ok(Some(_)) => None,
+            Ok(None) => Some((
                 format!(
                     "sample of rule {} does not match its message template",
                     rule.id
                 ),
-                "this sample",
-            );
-            e.help = Some(format!("template regex: {}", rule.regex.as_str()));
+                format!("template regex: {}", rule.regex.as_str()),
+            )),
+            Err(reason) => Some((
+                format!("sample of rule {} fails validation: {reason}", rule.id),
+                "a sample must be a valid rendering of every typed field".to_string(),
+            )),
+        };
+        if let Some((message, help)) = why {
+            let mut e = cx.err(*soff, *slen, message, "this sample");
+            e.help = Some(help);
             return Err(e);
         }
     }
@@ -662,14 +703,20 @@ struct CompiledTemplate {
 
 fn type_pattern(ty: FieldType) -> &'static str {
     match ty {
-        FieldType::U64 => r"\d+",
-        FieldType::I64 => r"-?\d+",
+        // Numbers take any run of letters and digits, so that a damaged digit is a rejected record (counted,
+        // with its reason) rather than a silently unmatched one; validation then demands digits.
+        FieldType::U64 => r"[0-9A-Za-z]+",
+        FieldType::I64 => r"-?[0-9A-Za-z]+",
         FieldType::Word => r"\S+",
         FieldType::Text => r".*?",
+        // Any run of UUID characters: a damaged one is rejected by validation, not silently unmatched.
+        FieldType::Uuid => r"[0-9A-Za-z-]+",
         FieldType::TermIndex => r"\(t:~?-?\d+, i:~?-?\d+\)|<[A-Z_]+>",
         FieldType::TxInfo => r"-?\d+#-?\d+",
         FieldType::Version => r"[A-Za-z_][A-Za-z0-9_]* \(-?\d+\)",
-        FieldType::BlockId => r"conID: \d+ locID: \d+ bcsId: \d+(?: replicaIndex: \S+)?",
+        FieldType::BlockId => {
+            r"conID: [0-9A-Za-z]+ locID: [0-9A-Za-z]+ bcsId: [0-9A-Za-z]+(?: replicaIndex: \S+)?"
+        }
         FieldType::SecretKey => r"SecretKey\([^)\n]*\)",
         FieldType::SecretKeys => r"\[[^\]\n]*\]",
         FieldType::Datanode => r"[0-9A-Za-z-]+(?:\([^)\n]*\)|\{[^\n]*?\})?",

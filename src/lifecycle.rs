@@ -1,9 +1,14 @@
 //! Process lifecycle, shared by every model: starts, stops, and crashes inferred from banners.
 //!
-//! A daemon's STARTUP_MSG with no SHUTDOWN_MSG since its previous run means that run died abruptly (kill -9,
-//! OOM kill, power loss): nothing else is logged for a crash. Single-JVM integration-test output has no such
-//! rule (components stop and start without banners, Recon prints a banner per start and its SHUTDOWN_MSGs only
-//! at JVM exit), so there the in-JVM stop and start lines are the lifecycle.
+//! A process's STARTUP_MSG with no SHUTDOWN_MSG (and no logged exit) since its previous run means that run died
+//! abruptly (kill -9, OOM kill, power loss): nothing else is logged for a crash. This holds for every input that
+//! is one process's own log, in any layout, the test layout included (some suites run daemons with the test
+//! log4j pattern); the timeline tells which inputs are ([`Timeline::is_test_output`] is false for them).
+//! Single-JVM MiniOzoneCluster output has no such rule (components stop and start without banners, Recon prints
+//! a banner per start and its SHUTDOWN_MSGs only at JVM exit), so there the in-JVM stop and start lines are the
+//! lifecycle.
+//!
+//! [`Timeline::is_test_output`]: crate::timeline::Timeline::is_test_output
 
 use crate::event::Event;
 use crate::vocab::EventKind;
@@ -23,6 +28,9 @@ struct NodeLife {
     /// Index of the last event seen from this run, if any.
     last: Option<usize>,
     stopping: bool,
+    /// The run ended by itself: SHUTDOWN_MSG, or an exit line (`Terminating with exit status`, `Exiting with
+    /// status`), after which the JVM exits through its shutdown hooks; the next start is no crash even when the
+    /// SHUTDOWN_MSG is missing (the logging framework may stop before the banner hook runs).
     shut_down: bool,
 }
 
@@ -41,6 +49,18 @@ pub fn is_stop_line(kind: EventKind) -> bool {
             | EventKind::ExitingWithStatus
             | EventKind::ComponentStopping
             | EventKind::ProcessShutdown
+            | EventKind::ScmStartFailed
+            | EventKind::DatanodeStartFailed
+    )
+}
+
+/// Stop lines after which the process is gone by its own hand (not killed).
+fn ends_the_run(kind: EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::ProcessShutdown
+            | EventKind::TerminatingWithStatus
+            | EventKind::ExitingWithStatus
     )
 }
 
@@ -71,7 +91,7 @@ impl Lifecycle {
                 Some(LifeStep::Started { crashed: None })
             }
             k if is_stop_line(k) => {
-                life.shut_down |= k == EventKind::ProcessShutdown;
+                life.shut_down |= ends_the_run(k);
                 if life.stopping {
                     None
                 } else {
@@ -266,5 +286,236 @@ mod tests {
             life.observe(3, &a, false),
             Some(LifeStep::Started { crashed: Some(1) })
         );
+    }
+
+    /// (line, step) of every lifecycle step in these files, as `check` and `export` see them.
+    fn life_of_files(files: &[(&str, String)]) -> Vec<(String, u64, LifeStep)> {
+        let dir = tempfile::tempdir().unwrap();
+        let sources: Vec<crate::input::Source> = files
+            .iter()
+            .map(|(name, text)| {
+                let p = dir.path().join(name);
+                std::fs::write(&p, text).unwrap();
+                crate::input::Source::File(p)
+            })
+            .collect();
+        let grammar = crate::grammar::Grammar::embedded().unwrap();
+        let tl = crate::timeline::build(
+            &sources,
+            &grammar,
+            &crate::scan::ScanOptions::default(),
+            crate::timeline::DEFAULT_MAX_SKEW_MS,
+            &|_, _| {},
+        );
+        let mut life = Lifecycle::default();
+        tl.events
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| {
+                let step = life.observe(i, e, tl.is_test_output(e.span.input))?;
+                Some((e.node.as_deref()?.to_string(), e.span.line, step))
+            })
+            .collect()
+    }
+
+    fn fixture(rel: &str) -> String {
+        std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures")
+                .join(rel),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_daemon_in_the_test_layout_that_is_killed_crashed() {
+        // The file name names no node: the banner's `host = scm3/...` does, for every line after it.
+        let got = life_of_files(&[("scm.log", fixture("lifecycle/test-layout-kill9/scm.log"))]);
+        assert_eq!(
+            got,
+            vec![
+                ("scm3".into(), 1, LifeStep::Started { crashed: None }),
+                // `StorageContainerLocationProtocol RPC server is listening at`: the same run, started.
+                ("scm3".into(), 23, LifeStep::Started { crashed: None }),
+                // The last line of the killed run is `Current key updated` (line 50).
+                (
+                    "scm3".into(),
+                    51,
+                    LifeStep::Started {
+                        crashed: Some(got_index_of_line(50))
+                    }
+                ),
+                ("scm3".into(), 74, LifeStep::Started { crashed: None }),
+            ]
+        );
+    }
+
+    /// The event index of the kill9 fixture's line `line` (events before it: one per record with an event).
+    fn got_index_of_line(line: u64) -> usize {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("scm.log");
+        std::fs::write(&p, fixture("lifecycle/test-layout-kill9/scm.log")).unwrap();
+        let grammar = crate::grammar::Grammar::embedded().unwrap();
+        let tl = crate::timeline::build(
+            &[crate::input::Source::File(p)],
+            &grammar,
+            &crate::scan::ScanOptions::default(),
+            crate::timeline::DEFAULT_MAX_SKEW_MS,
+            &|_, _| {},
+        );
+        tl.events
+            .iter()
+            .position(|e| e.span.line == line)
+            .expect("an event on that line")
+    }
+
+    #[test]
+    fn an_scm_dying_through_the_state_machine_updater_stops_and_restarts_without_a_crash() {
+        let text = fixture("lifecycle/test-layout-updater-throwable/scm.log");
+        let got = life_of_files(&[("scm.log", text.clone())]);
+        assert_eq!(
+            got,
+            vec![
+                ("scm3".into(), 1, LifeStep::Started { crashed: None }),
+                ("scm3".into(), 23, LifeStep::Started { crashed: None }),
+                // `caught a Throwable.` (line 51) is not yet the stop: stop() logs `Stopping the Datanode
+                // Admin Monitor.` first on the same thread, then `Terminating with exit status 0` (93).
+                ("scm3".into(), 75, LifeStep::Stopping),
+                ("scm3".into(), 99, LifeStep::Started { crashed: None }),
+                ("scm3".into(), 122, LifeStep::Started { crashed: None }),
+            ]
+        );
+        // Without the SHUTDOWN_MSG (the logging stopped before the hook ran), the logged exit still ends the
+        // run: the restart is no crash.
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[94].contains("SHUTDOWN_MSG: "), "{}", lines[94]);
+        let cut: String = lines[..94]
+            .iter()
+            .chain(&lines[98..])
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let got = life_of_files(&[("scm.log", cut)]);
+        assert!(
+            got.contains(&("scm3".into(), 95, LifeStep::Started { crashed: None })),
+            "{got:?}"
+        );
+    }
+
+    /// A Recon banner in the test layout, as `ReconServer.call()` prints it.
+    fn recon_banner(ts: &str, second_in_jvm: bool) -> String {
+        let signals = if second_in_jvm {
+            format!("{ts} [main] WARN  recon.ReconServer (HddsServerUtil.java:startupShutdownMessage(802)) - failed to register any UNIX signal loggers: \njava.lang.IllegalStateException: Can't re-install the signal handlers.\n\tat org.apache.hadoop.hdds.utils.SignalLogger.register(SignalLogger.java:82)\n")
+        } else {
+            format!("{ts} [main] INFO  recon.ReconServer (SignalLogger.java:register(99)) - registered UNIX signal handlers for [SIGHUP, SIGINT, SIGTERM]\n")
+        };
+        format!("{ts} [main] INFO  recon.ReconServer (HddsServerUtil.java:startupShutdownMessage(794)) - STARTUP_MSG: \n/************************************************************\nSTARTUP_MSG: Starting ReconServer\nSTARTUP_MSG:        host = recon1/172.18.0.10\nSTARTUP_MSG:     version = 2.2.0-SNAPSHOT\n************************************************************/\n{signals}{ts} [main] INFO  recon.ReconServer (ReconServer.java:start(303)) - Starting Recon server\n")
+    }
+
+    #[test]
+    fn a_second_banner_in_one_jvm_is_an_in_jvm_restart_not_a_crash() {
+        // A Recon daemon run with the test pattern, killed and started again: two JVMs, two registrations.
+        let daemon = recon_banner("2026-08-23 17:05:14,330", false)
+            + &recon_banner("2026-08-23 17:09:02,118", false);
+        let got = life_of_files(&[("recon.log", daemon)]);
+        let starts: Vec<_> = got
+            .iter()
+            .filter(|(_, line, _)| *line == 1 || *line == 9)
+            .map(|(n, _, s)| (n.as_str(), *s))
+            .collect();
+        assert_eq!(starts.len(), 2, "{got:?}");
+        assert!(
+            matches!(
+                starts[1],
+                ("recon1", LifeStep::Started { crashed: Some(_) })
+            ),
+            "{got:?}"
+        );
+        // The same two banners where the second cannot register the signal handlers: one JVM (MiniOzoneCluster),
+        // whose SHUTDOWN_MSGs only come at JVM exit. No crash, and the banner's host names no node.
+        let in_jvm = recon_banner("2026-08-23 17:05:14,330", false)
+            + &recon_banner("2026-08-23 17:09:02,118", true);
+        let got = life_of_files(&[("TestRecon-output.txt", in_jvm)]);
+        assert!(
+            got.iter()
+                .all(|(n, _, s)| n != "recon1"
+                    && !matches!(s, LifeStep::Started { crashed: Some(_) })),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn banners_in_a_file_with_other_components_are_not_that_files_process() {
+        // Two Recon banners, both registering signal handlers, but SCM lines in the same file: one JVM hosting
+        // several components (MiniOzoneCluster), so the banners neither name the node nor imply a crash.
+        let scm = "2026-08-23 17:05:10,001 [main] INFO  server.StorageContainerManager (StorageContainerManager.java:start(1570)) - StorageContainerLocationProtocol RPC server is listening at /127.0.0.1:15001\n";
+        let text = scm.to_string()
+            + &recon_banner("2026-08-23 17:05:14,330", false)
+            + &recon_banner("2026-08-23 17:09:02,118", false);
+        let got = life_of_files(&[("TestRecon-output.txt", text)]);
+        assert!(
+            got.iter()
+                .all(|(n, _, s)| n != "recon1"
+                    && !matches!(s, LifeStep::Started { crashed: Some(_) })),
+            "{got:?}"
+        );
+        // Without the SCM line the same file is a Recon daemon's: its second banner follows no shutdown.
+        let text = recon_banner("2026-08-23 17:05:14,330", false)
+            + &recon_banner("2026-08-23 17:09:02,118", false);
+        let got = life_of_files(&[("TestRecon-output.txt", text)]);
+        assert!(
+            got.iter()
+                .any(|(n, _, s)| n == "recon1"
+                    && matches!(s, LifeStep::Started { crashed: Some(_) })),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn minicluster_output_never_infers_a_crash_and_names_no_node_by_its_banners() {
+        for case in ["violating", "healthy", "midflight"] {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/scenarios/recon-om-sync")
+                .join(case)
+                .join("merged");
+            for f in std::fs::read_dir(dir).unwrap() {
+                let p = f.unwrap().path();
+                let got =
+                    life_of_files(&[("merged-output.txt", std::fs::read_to_string(&p).unwrap())]);
+                assert!(
+                    got.iter().all(|(n, _, s)| n != "ci-runner-7"
+                        && !matches!(s, LifeStep::Started { crashed: Some(_) })),
+                    "{}: {got:?}",
+                    p.display()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn start_failures_stop_the_run() {
+        for failed in [ScmStartFailed, DatanodeStartFailed] {
+            let s = steps(
+                &[ProcessStarted, failed, ExitingWithStatus, ProcessStarted],
+                false,
+            );
+            assert_eq!(s[1], Some(LifeStep::Stopping));
+            // `Exiting with status 1` ended the run: the next start is no crash.
+            assert_eq!(s[3], Some(LifeStep::Started { crashed: None }));
+        }
+        // A logged exit ends a run like a SHUTDOWN_MSG; other stop lines do not.
+        let s = steps(
+            &[ProcessStarted, TerminatingWithStatus, ProcessStarted],
+            false,
+        );
+        assert_eq!(s[2], Some(LifeStep::Started { crashed: None }));
+        let s = steps(
+            &[
+                ProcessStarted,
+                StateMachineReinitializeFailed,
+                ProcessStarted,
+            ],
+            false,
+        );
+        assert_eq!(s[2], Some(LifeStep::Started { crashed: Some(1) }));
     }
 }

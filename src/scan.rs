@@ -7,7 +7,7 @@
 //! stream with its own "current record".
 
 use crate::event::{Event, NodeSource, Span};
-use crate::grammar::{Grammar, RuleMatch};
+use crate::grammar::{Grammar, Rejected, RuleMatch};
 use crate::input::{self, Block, Source};
 use crate::layout::{builtin_layouts, Layout, Level};
 use crate::node;
@@ -19,6 +19,8 @@ use std::sync::Arc;
 
 /// Text kept per record for matching; longer records keep their span but are matched on this prefix.
 const MAX_RECORD_TEXT: usize = 1 << 20;
+/// Rejected records listed in the stats (all are counted).
+pub const MAX_REJECTED_SHOWN: usize = 20;
 /// Lines inspected to detect an input's layout.
 const DETECT_LINES: usize = 2000;
 
@@ -38,6 +40,9 @@ pub enum UnparsedReason {
     NoLayout,
     /// Anything else before the first record of its stream.
     BeforeFirstRecord,
+    /// A record of a rule's statement with a field that fails validation (a key id that is not a UUID, a
+    /// number with a letter in it): not evidence of anything. The reason is in `UnparsedLine::detail`.
+    InvalidField,
 }
 
 impl UnparsedReason {
@@ -81,6 +86,8 @@ pub struct UnparsedLine {
     pub byte_offset: u64,
     pub text: String,
     pub reason: UnparsedReason,
+    /// Why, for [`UnparsedReason::InvalidField`]: the rule and the field that failed.
+    pub detail: Option<String>,
 }
 
 /// Per-input counters: nothing is dropped without being counted here.
@@ -99,6 +106,8 @@ pub struct InputStats {
     pub continuation_lines: u64,
     pub unparsed: u64,
     pub unparsed_by_reason: BTreeMap<UnparsedReason, u64>,
+    /// The first [`MAX_REJECTED_SHOWN`] records rejected by validation: `line N: Rule: field f: why`.
+    pub rejected: Vec<String>,
     /// Records in another layout than the input's (e.g. log4j2 fallback lines in test output).
     pub records_in_other_layouts: BTreeMap<String, u64>,
     pub events: u64,
@@ -153,6 +162,8 @@ struct Candidate {
     message_offset: u32,
     open: bool,
     result: Option<RuleMatch>,
+    /// Set when no rule matched but a rule's template fit and a field failed validation.
+    rejected: Option<Rejected>,
 }
 
 /// Longest first line kept for diagnostics.
@@ -313,6 +324,7 @@ impl Setup<'_> {
                         .min(raw.len().min(MAX_EXCERPT)) as u32,
                     open: true,
                     result: None,
+                    rejected: None,
                 });
                 current[stream] = Some(scan.candidates.len() - 1);
             }
@@ -323,7 +335,10 @@ impl Setup<'_> {
 
     fn close(&self, c: &mut Candidate) {
         c.open = false;
-        c.result = self.grammar.match_record(&c.logger, c.level, &c.text);
+        match self.grammar.match_or_reject(&c.logger, c.level, &c.text) {
+            Ok(m) => c.result = Some(m),
+            Err(rejected) => c.rejected = rejected,
+        }
     }
 }
 
@@ -539,7 +554,7 @@ pub fn scan_input(
             for _ in scan_rx.iter() {}
         });
     }
-    sc.finish(&mut on_event);
+    sc.finish(&mut on_event, &mut on_unparsed);
     sc.stats.errors.extend(errors);
     if let (Some(layout), 0, 1..) = (&setup.primary, sc.stats.records, sc.stats.lines) {
         sc.stats.errors.push(format!(
@@ -621,6 +636,7 @@ impl InputScan<'_> {
                         byte_offset: block.offset + l.start as u64,
                         text: String::from_utf8_lossy(text).into_owned(),
                         reason,
+                        detail: None,
                     });
                 }
             }
@@ -648,7 +664,7 @@ impl InputScan<'_> {
             self.pending.push_back(c);
         }
         self.lines_before += scan.lines;
-        self.flush(on_event);
+        self.flush(on_event, on_unparsed);
     }
 
     fn stream_index(&mut self, name: &[u8]) -> u16 {
@@ -674,13 +690,41 @@ impl InputScan<'_> {
     }
 
     /// Emits the matched records at the front of the queue, in input order.
-    fn flush(&mut self, on_event: &mut impl FnMut(Event)) {
+    fn flush(
+        &mut self,
+        on_event: &mut impl FnMut(Event),
+        on_unparsed: &mut impl FnMut(&UnparsedLine),
+    ) {
         while let Some(front) = self.pending.front() {
             if front.open {
                 break;
             }
             let c = self.pending.pop_front().expect("front exists");
             self.pending_base += 1;
+            if let Some(r) = &c.rejected {
+                let rule = &self.setup.grammar.rules[r.rule as usize];
+                let detail = format!("{}: {}", rule.id, r.reason);
+                // Its first line moves from the records to the unparsed lines (each line is counted once).
+                self.stats.records -= 1;
+                self.stats.unparsed += 1;
+                *self
+                    .stats
+                    .unparsed_by_reason
+                    .entry(UnparsedReason::InvalidField)
+                    .or_default() += 1;
+                if self.stats.rejected.len() < MAX_REJECTED_SHOWN {
+                    self.stats
+                        .rejected
+                        .push(format!("line {}: {detail}", c.line));
+                }
+                on_unparsed(&UnparsedLine {
+                    line: c.line,
+                    byte_offset: c.start,
+                    text: c.first_line.to_string(),
+                    reason: UnparsedReason::InvalidField,
+                    detail: Some(detail),
+                });
+            }
             if c.result.is_some() {
                 let event = self.make_event(c);
                 self.stats.events += 1;
@@ -767,7 +811,11 @@ impl InputScan<'_> {
         }
     }
 
-    fn finish(&mut self, on_event: &mut impl FnMut(Event)) {
+    fn finish(
+        &mut self,
+        on_event: &mut impl FnMut(Event),
+        on_unparsed: &mut impl FnMut(&UnparsedLine),
+    ) {
         for c in self.pending.iter_mut() {
             if c.open {
                 self.setup.close(c);
@@ -776,7 +824,7 @@ impl InputScan<'_> {
         for s in self.streams.values_mut() {
             s.open = None;
         }
-        self.flush(on_event);
+        self.flush(on_event, on_unparsed);
     }
 }
 

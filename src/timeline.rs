@@ -65,7 +65,8 @@ pub struct Timeline {
     pub node_names: Vec<Arc<str>>,
     /// The service of each node, by key.
     service_by_key: Vec<Option<Component>>,
-    /// Inputs that are single-JVM integration-test output (no banners, one clock).
+    /// Inputs that are single-JVM integration-test output, whose banners are not one process's (MiniOzoneCluster:
+    /// one clock, components start and stop in the JVM). A daemon run with the test layout is not among them.
     pub test_output: Vec<bool>,
     pub max_skew_ms: i64,
     /// Causal edges that contradict the clocks by more than the tolerance: (earlier, later) event indices.
@@ -116,13 +117,25 @@ pub fn build(
     from_events(inputs, per_input, test_output, max_skew_ms)
 }
 
-/// Merges per-input event lists (each in input order).
+/// Merges per-input event lists (each in input order). `test_output`: which inputs are in the test layout.
 pub fn from_events(
     inputs: Vec<InputStats>,
     mut per_input: Vec<Vec<Event>>,
     test_output: Vec<bool>,
     max_skew_ms: i64,
 ) -> Timeline {
+    // Which inputs are one process's own log, whose banners start and stop it, in any layout. In the test layout
+    // such an input takes its node from its banners here, as a daemon layout does while it is scanned.
+    let mut inputs = inputs;
+    let mut test_output = test_output;
+    for ((events, stats), single_jvm) in per_input.iter_mut().zip(&mut inputs).zip(&mut test_output)
+    {
+        let own = banners_are_own(*single_jvm, events);
+        if own && *single_jvm {
+            attribute_to_banner_host(events, stats);
+        }
+        *single_jvm = !own;
+    }
     let aliases = learn_aliases(&per_input);
     for events in &mut per_input {
         resolve_nodes(events, &aliases);
@@ -351,7 +364,7 @@ impl Timeline {
     }
 
     /// Is input `input` (an `Event::span.input`) single-JVM test output? What [`Lifecycle::observe`] needs
-    /// to know: test output has no banners, so a start there never implies a crash.
+    /// to know: its banners are not one process's, so a start there never implies a crash.
     ///
     /// [`Lifecycle::observe`]: crate::lifecycle::Lifecycle::observe
     #[inline]
@@ -360,6 +373,111 @@ impl Timeline {
             .get(input as usize)
             .copied()
             .unwrap_or(false)
+    }
+}
+
+/// Is this input one process's own log, so that its banners start and stop that process (a `STARTUP_MSG` with no
+/// shutdown since the previous one is a crash)? `test_layout`: the input uses the test log4j pattern.
+///
+/// * A `failed to register any UNIX signal loggers` after a banner says the JVM had printed a banner before: an
+///   in-JVM restart (MiniOzoneCluster's Recon), whose SHUTDOWN_MSGs come only at JVM exit. Never one process.
+/// * Daemon layouts are one process per file (or per docker-compose stream).
+/// * In the test layout, MiniOzoneCluster output holds every component in one file (and its SCMs and datanodes
+///   print no banners), while a daemon run with the test pattern holds one: the input is one process when its
+///   banners all name one service and host and no line comes from another component.
+fn banners_are_own(test_layout: bool, events: &[Event]) -> bool {
+    if events
+        .iter()
+        .any(|e| e.kind == EventKind::SignalHandlersNotRegistered)
+    {
+        return false;
+    }
+    if !test_layout {
+        return true;
+    }
+    let mut banner: Option<(&str, Option<&str>)> = None;
+    for e in events
+        .iter()
+        .filter(|e| e.kind == EventKind::ProcessStarted)
+    {
+        let this = (
+            e.field("service").and_then(Value::as_str).unwrap_or(""),
+            banner_host(e),
+        );
+        match banner {
+            None => banner = Some(this),
+            Some(b) if b == this => {}
+            Some(_) => return false,
+        }
+    }
+    let Some(component) = banner.and_then(|(service, _)| service_component(service)) else {
+        return false;
+    };
+    events.iter().all(|e| {
+        e.component == Component::Any || e.component == component || logged_by_every_process(e.kind)
+    })
+}
+
+/// The host a `STARTUP_MSG` names (`host = scm1/172.18.0.4`).
+fn banner_host(e: &Event) -> Option<&str> {
+    match e.field("host") {
+        Some(Value::HostIp { host, .. }) => Some(host.as_str()),
+        _ => None,
+    }
+}
+
+/// The component of a banner's `Starting <service>`.
+fn service_component(service: &str) -> Option<Component> {
+    Some(match service {
+        "StorageContainerManager" => Component::Scm,
+        "HddsDatanodeService" => Component::Datanode,
+        "ReconServer" => Component::Recon,
+        "OzoneManager" => Component::Om,
+        _ => return None,
+    })
+}
+
+/// Lines every kind of process logs: their rule's component says nothing about the process.
+fn logged_by_every_process(kind: EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::VersionManagerInitialized | EventKind::VersionFinalized
+    )
+}
+
+/// One process's log in the test layout: from each banner on, every line belongs to the node its `host =`
+/// names, as in a daemon layout (no thread of a one-process log names another node; its Ratis threads name the
+/// same process by its peer id). A stronger source (`--node`, file name, docker prefix) stays. Lines before the
+/// first banner keep what their threads say. The input's node list is redone to match.
+fn attribute_to_banner_host(events: &mut [Event], stats: &mut InputStats) {
+    let mut host: Option<Arc<str>> = None;
+    let mut changed = false;
+    for e in events.iter_mut() {
+        if e.kind == EventKind::ProcessStarted {
+            host = banner_host(e).map(Arc::from).or(host);
+        }
+        let strong = matches!(
+            e.node_from,
+            Some(NodeSource::Cli | NodeSource::FileName | NodeSource::DockerPrefix)
+        );
+        if let (Some(h), false) = (&host, strong) {
+            e.node = Some(h.clone());
+            e.node_from = Some(NodeSource::Banner);
+            changed = true;
+        }
+    }
+    if changed {
+        stats.nodes.clear();
+        for e in events.iter() {
+            if let (Some(n), Some(from)) = (&e.node, e.node_from) {
+                stats.nodes.entry(n.to_string()).or_insert_with(|| {
+                    serde_json::to_value(from)
+                        .ok()
+                        .and_then(|v| v.as_str().map(String::from))
+                        .unwrap_or_default()
+                });
+            }
+        }
     }
 }
 

@@ -55,41 +55,75 @@ pub enum Value {
 }
 
 impl Value {
-    /// Parses captured text as `ty`. `None` means the text does not have the type's shape, and the rule
-    /// does not match this record.
-    pub fn parse(ty: FieldType, s: &str) -> Option<Value> {
-        Some(match ty {
-            FieldType::U64 => Value::U64(s.parse().ok()?),
-            FieldType::I64 => Value::I64(s.parse().ok()?),
+    /// Parses captured text as `ty`. `Err` says why the text is not a value of the type (a number out of
+    /// range, a key id that is not a UUID, a damaged instant): the record is then not evidence of anything.
+    pub fn parse(ty: FieldType, s: &str) -> Result<Value, String> {
+        let bad = |what: &str| Err(format!("not {what}: `{}`", excerpt(s)));
+        Ok(match ty {
+            FieldType::U64 => match s.parse() {
+                Ok(v) => Value::U64(v),
+                Err(_) => return bad("an unsigned 64-bit number"),
+            },
+            FieldType::I64 => match s.parse() {
+                Ok(v) => Value::I64(v),
+                Err(_) => return bad("a signed 64-bit number"),
+            },
             FieldType::Word | FieldType::Text => Value::Str(s.to_string()),
+            FieldType::Uuid => {
+                if !crate::node::is_uuid(s.as_bytes()) {
+                    return bad("a UUID");
+                }
+                Value::Str(s.to_string())
+            }
             FieldType::TermIndex => {
                 // Ratis prints `<INITIAL_VALUE>` before anything was applied.
                 if s.starts_with('<') {
-                    return Some(Value::TermIndex { term: 0, index: -1 });
+                    return Ok(Value::TermIndex { term: 0, index: -1 });
                 }
-                let (term, index) = whole(term_index, s)?;
+                let Some((term, index)) = whole(term_index, s) else {
+                    return bad("a Ratis term index `(t:T, i:I)`");
+                };
                 Value::TermIndex { term, index }
             }
             FieldType::TxInfo => {
-                let (t, i) = s.split_once('#')?;
-                Value::TermIndex {
-                    term: t.parse().ok()?,
-                    index: i.parse().ok()?,
-                }
+                let parsed = s
+                    .split_once('#')
+                    .and_then(|(t, i)| Some((t.parse().ok()?, i.parse().ok()?)));
+                let Some((term, index)) = parsed else {
+                    return bad("a transaction info `T#I`");
+                };
+                Value::TermIndex { term, index }
             }
             FieldType::Version => {
-                let (name, rest) = s.split_once(" (")?;
-                Value::Version {
-                    name: name.to_string(),
-                    number: rest.strip_suffix(')')?.parse().ok()?,
-                }
+                let parsed = s.split_once(" (").and_then(|(name, rest)| {
+                    Some((name.to_string(), rest.strip_suffix(')')?.parse().ok()?))
+                });
+                let Some((name, number)) = parsed else {
+                    return bad("a version `NAME (N)`");
+                };
+                Value::Version { name, number }
             }
-            FieldType::BlockId => whole(block_id, s)?,
-            FieldType::SecretKey => Value::SecretKey(whole(secret_key, s.trim())?),
-            FieldType::SecretKeys => Value::SecretKeys(whole(secret_keys, s.trim())?),
+            FieldType::BlockId => match whole(block_id, s) {
+                Some(v) => v,
+                None => return bad("a block id"),
+            },
+            FieldType::SecretKey => match whole(secret_key, s.trim()) {
+                Some(k) => Value::SecretKey(valid_key(k)?),
+                None => return bad("a SecretKey(...)"),
+            },
+            FieldType::SecretKeys => match whole(secret_keys, s.trim()) {
+                Some(ks) => {
+                    Value::SecretKeys(ks.into_iter().map(valid_key).collect::<Result<_, _>>()?)
+                }
+                None => return bad("a list of SecretKey(...)"),
+            },
             FieldType::Datanode => {
                 let split = s.find(['(', '{']).unwrap_or(s.len());
                 let uuid = s[..split].to_string();
+                // `DatanodeDetails.toString()` starts with the datanode's UUID.
+                if !crate::node::is_uuid(uuid.as_bytes()) {
+                    return Err(format!("datanode id not a UUID: `{}`", excerpt(&uuid)));
+                }
                 let (mut host, mut ip) = (None, None);
                 if let Some(inner) = s[split..]
                     .strip_prefix('(')
@@ -108,13 +142,13 @@ impl Value {
                 }
                 Value::Datanode { uuid, host, ip }
             }
-            FieldType::Member => {
-                let (peer, group) = s.split_once('@')?;
-                Value::Member {
+            FieldType::Member => match s.split_once('@') {
+                Some((peer, group)) => Value::Member {
                     peer: peer.to_string(),
                     group: group.to_string(),
-                }
-            }
+                },
+                None => return bad("a Ratis member id `peer@group-HEX`"),
+            },
             FieldType::HostIp => match s.rsplit_once('/') {
                 Some((h, i)) => Value::HostIp {
                     host: h.to_string(),
@@ -245,23 +279,59 @@ fn block_id(s: &str) -> IResult<&str, Value> {
     ))
 }
 
+/// A `SecretKey(...)` as printed, before its parts are checked.
+struct RawKey<'a> {
+    id: &'a str,
+    created: &'a str,
+    expires: &'a str,
+}
+
 /// `SecretKey(id = <uuid>, creation at: <instant>, expire at: <instant>)` (`ManagedSecretKey`).
-fn secret_key(s: &str) -> IResult<&str, SecretKeyInfo> {
+fn secret_key(s: &str) -> IResult<&str, RawKey<'_>> {
     let (s, id) = preceded(tag("SecretKey(id = "), take_until(", creation at: "))(s)?;
     let (s, created) = preceded(tag(", creation at: "), take_until(", expire at: "))(s)?;
     let (s, expires) = delimited(tag(", expire at: "), take_until(")"), char(')'))(s)?;
     Ok((
         s,
-        SecretKeyInfo {
-            id: id.to_string(),
-            created: Timestamp::parse_instant(created),
-            expires: Timestamp::parse_instant(expires),
+        RawKey {
+            id,
+            created,
+            expires,
         },
     ))
 }
 
+/// A key's id is a UUID and its instants are instants: one damaged byte must not make a new key.
+fn valid_key(k: RawKey<'_>) -> Result<SecretKeyInfo, String> {
+    if !crate::node::is_uuid(k.id.as_bytes()) {
+        return Err(format!("secret key id not a UUID: `{}`", excerpt(k.id)));
+    }
+    let instant = |what: &str, t: &str| {
+        Timestamp::parse_instant(t).ok_or_else(|| {
+            format!(
+                "secret key {} {what} not an instant: `{}`",
+                k.id,
+                excerpt(t)
+            )
+        })
+    };
+    Ok(SecretKeyInfo {
+        id: k.id.to_string(),
+        created: Some(instant("creation", k.created)?),
+        expires: Some(instant("expiry", k.expires)?),
+    })
+}
+
+/// The start of a rejected value, for the reason shown to the user.
+fn excerpt(s: &str) -> String {
+    match s.char_indices().nth(80) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
 /// `[SecretKey(...), SecretKey(...)]` (a Java `List`).
-fn secret_keys(s: &str) -> IResult<&str, Vec<SecretKeyInfo>> {
+fn secret_keys(s: &str) -> IResult<&str, Vec<RawKey<'_>>> {
     delimited(char('['), separated_list0(tag(", "), secret_key), char(']'))(s)
 }
 
@@ -276,38 +346,42 @@ fn debug_field(s: &str, key: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    fn ok(ty: FieldType, s: &str) -> Option<Value> {
+        Value::parse(ty, s).ok()
+    }
+
     #[test]
     fn parses_ozone_renderings() {
         assert_eq!(
-            Value::parse(FieldType::TermIndex, "(t:3, i:5120)"),
+            ok(FieldType::TermIndex, "(t:3, i:5120)"),
             Some(Value::TermIndex {
                 term: 3,
                 index: 5120
             })
         );
         assert_eq!(
-            Value::parse(FieldType::TermIndex, "(t:~1, i:~1)"),
+            ok(FieldType::TermIndex, "(t:~1, i:~1)"),
             Some(Value::TermIndex {
                 term: -1,
                 index: -1
             })
         );
         assert_eq!(
-            Value::parse(FieldType::TxInfo, "3#5120"),
+            ok(FieldType::TxInfo, "3#5120"),
             Some(Value::TermIndex {
                 term: 3,
                 index: 5120
             })
         );
         assert_eq!(
-            Value::parse(FieldType::Version, "ZDU (100)"),
+            ok(FieldType::Version, "ZDU (100)"),
             Some(Value::Version {
                 name: "ZDU".into(),
                 number: 100
             })
         );
         assert_eq!(
-            Value::parse(
+            ok(
                 FieldType::BlockId,
                 "conID: 1 locID: 113750153625600001 bcsId: 0 replicaIndex: null"
             ),
@@ -318,46 +392,94 @@ mod tests {
                 replica_index: None
             })
         );
-        assert_eq!(
-            Value::parse(FieldType::BlockId, "conID: x locID: 1 bcsId: 0"),
-            None
-        );
-        assert_eq!(Value::parse(FieldType::U64, "18446744073709551616"), None);
-        let keys = "[SecretKey(id = a1, creation at: 2026-08-23T09:00:00.123Z, expire at: 2026-09-01T09:00:00.123Z), SecretKey(id = b2, creation at: 2026-08-24T09:00:00Z, expire at: 2026-09-02T09:00:00Z)]";
-        let Some(Value::SecretKeys(ks)) = Value::parse(FieldType::SecretKeys, keys) else {
+        assert!(Value::parse(FieldType::BlockId, "conID: x locID: 1 bcsId: 0").is_err());
+        assert!(Value::parse(FieldType::U64, "18446744073709551616").is_err());
+        let keys = "[SecretKey(id = 3b0e6f1c-9a2d-4c57-8e14-6d2f0a9b7c31, creation at: 2026-08-23T09:00:00.123Z, expire at: 2026-09-01T09:00:00.123Z), SecretKey(id = 7d4a2e95-1f3b-4b8c-a6d0-2c9e5f7a1b42, creation at: 2026-08-24T09:00:00Z, expire at: 2026-09-02T09:00:00Z)]";
+        let Ok(Value::SecretKeys(ks)) = Value::parse(FieldType::SecretKeys, keys) else {
             panic!()
         };
         assert_eq!(ks.len(), 2);
-        assert_eq!(ks[1].id, "b2");
+        assert_eq!(ks[1].id, "7d4a2e95-1f3b-4b8c-a6d0-2c9e5f7a1b42");
         assert_eq!(
             ks[0].expires.unwrap().to_string(),
             "2026-09-01T09:00:00.123"
         );
         assert_eq!(
-            Value::parse(FieldType::SecretKeys, "[]"),
+            ok(FieldType::SecretKeys, "[]"),
             Some(Value::SecretKeys(vec![]))
         );
         assert_eq!(
-            Value::parse(FieldType::Datanode, "1d3c(dn1.example.com/172.18.0.7)"),
+            ok(
+                FieldType::Datanode,
+                "0e4a1c7b-2d3f-4a5b-9c6d-7e8f9a0b1c01(dn1.example.com/172.18.0.7)"
+            ),
             Some(Value::Datanode {
-                uuid: "1d3c".into(),
+                uuid: "0e4a1c7b-2d3f-4a5b-9c6d-7e8f9a0b1c01".into(),
                 host: Some("dn1.example.com".into()),
                 ip: Some("172.18.0.7".into())
             })
         );
         assert_eq!(
-            Value::parse(FieldType::Member, "2f3c@group-9F3A1C2B4D5E"),
+            ok(FieldType::Member, "2f3c@group-9F3A1C2B4D5E"),
             Some(Value::Member {
                 peer: "2f3c".into(),
                 group: "group-9F3A1C2B4D5E".into()
             })
         );
         assert_eq!(
-            Value::parse(FieldType::HostIp, "scm1/172.18.0.4"),
+            ok(FieldType::HostIp, "scm1/172.18.0.4"),
             Some(Value::HostIp {
                 host: "scm1".into(),
                 ip: Some("172.18.0.4".into())
             })
         );
+    }
+
+    #[test]
+    fn damaged_values_are_rejected_with_a_reason() {
+        let key = |id: &str, created: &str| {
+            format!(
+                "SecretKey(id = {id}, creation at: {created}, expire at: 2026-09-01T09:00:00.123Z)"
+            )
+        };
+        let good = "3b0e6f1c-9a2d-4c57-8e14-6d2f0a9b7c31";
+        assert!(Value::parse(FieldType::SecretKey, &key(good, "2026-08-23T09:00:00.123Z")).is_ok());
+        // One damaged byte in the id: `c` became `g`.
+        let damaged = "3b0e6f1g-9a2d-4c57-8e14-6d2f0a9b7c31";
+        let why = Value::parse(
+            FieldType::SecretKey,
+            &key(damaged, "2026-08-23T09:00:00.123Z"),
+        )
+        .unwrap_err();
+        assert!(why.contains("not a UUID") && why.contains(damaged), "{why}");
+        // In a list, one bad key rejects the whole list: the list as logged is not known.
+        let list = format!(
+            "[{}, {}]",
+            key(good, "2026-08-23T09:00:00.123Z"),
+            key(damaged, "2026-08-23T09:00:00.123Z")
+        );
+        assert!(Value::parse(FieldType::SecretKeys, &list).is_err());
+        let why =
+            Value::parse(FieldType::SecretKey, &key(good, "2026-08-2xT09:00:00.123Z")).unwrap_err();
+        assert!(why.contains("creation not an instant"), "{why}");
+        let why = Value::parse(FieldType::U64, "20g").unwrap_err();
+        assert!(
+            why.contains("not an unsigned 64-bit number: `20g`"),
+            "{why}"
+        );
+        assert!(Value::parse(FieldType::I64, "-1").is_ok());
+        assert!(Value::parse(FieldType::I64, "1-").is_err());
+        let why = Value::parse(
+            FieldType::BlockId,
+            "conID: 1 locID: 11375015362560000l bcsId: 13 replicaIndex: null",
+        )
+        .unwrap_err();
+        assert!(why.contains("not a block id"), "{why}");
+        assert!(Value::parse(FieldType::Uuid, good).is_ok());
+        assert!(Value::parse(FieldType::Uuid, damaged).is_err());
+        assert!(Value::parse(FieldType::Uuid, "3b0e6f1c9a2d4c578e146d2f0a9b7c31").is_err());
+        let why = Value::parse(FieldType::Datanode, "0e4a1c7b-2d3f(dn1/172.18.0.7)").unwrap_err();
+        assert!(why.contains("datanode id not a UUID"), "{why}");
+        assert!(Value::parse(FieldType::Member, "no-group").is_err());
     }
 }

@@ -16,6 +16,8 @@ pub enum FieldType {
     Word,
     /// Any text on the line (shortest match before the literal that follows it).
     Text,
+    /// A UUID in its canonical 8-4-4-4-12 hex form (an scmId, a key or datanode id).
+    Uuid,
     /// Ratis `TermIndex`: `(t:3, i:5120)`.
     TermIndex,
     /// Ozone `TransactionInfo`: `3#5120`.
@@ -42,6 +44,7 @@ impl FieldType {
         FieldType::I64,
         FieldType::Word,
         FieldType::Text,
+        FieldType::Uuid,
         FieldType::TermIndex,
         FieldType::TxInfo,
         FieldType::Version,
@@ -59,6 +62,7 @@ impl FieldType {
             FieldType::I64 => "i64",
             FieldType::Word => "word",
             FieldType::Text => "text",
+            FieldType::Uuid => "uuid",
             FieldType::TermIndex => "termindex",
             FieldType::TxInfo => "txinfo",
             FieldType::Version => "version",
@@ -173,6 +177,14 @@ vocabulary! {
     SignalReceived [req("number", T::U64), req("signal", T::Word)],
     /// Ratis `ExitUtils.terminate`: `Terminating with exit status N: reason`.
     TerminatingWithStatus [req("status", T::U64), opt("reason", T::Text)],
+    /// `registered UNIX signal handlers for [...]` after a STARTUP_MSG: the first banner of its JVM.
+    SignalHandlersRegistered [opt("signals", T::Text)],
+    /// `failed to register any UNIX signal loggers: ` after a STARTUP_MSG: not the JVM's first banner.
+    SignalHandlersNotRegistered [],
+    /// `SCM start failed with exception` (StorageContainerManagerStarter): the process exits.
+    ScmStartFailed [],
+    /// `Exception in HddsDatanodeService.`: the datanode process exits.
+    DatanodeStartFailed [],
     /// Hadoop `ExitUtil.terminate`: `Exiting with status N: reason`.
     ExitingWithStatus [req("status", T::U64), opt("reason", T::Text)],
     /// A component stops inside a running JVM (service `stop()` lines; MiniOzoneCluster restarts).
@@ -184,9 +196,9 @@ vocabulary! {
     /// `Found matching SCM address with SCMServiceId: S, SCMNodeId: N, ...` (SCM construction).
     ScmNodeIdentified [req("node_id", T::Word)],
     /// `starting Raft server for scm:<scmId>` (SCM construction, after ScmNodeIdentified on the same thread).
-    ScmRaftServerCreated [req("scm_id", T::Word)],
+    ScmRaftServerCreated [req("scm_id", T::Uuid)],
     /// MiniOzoneHAClusterImpl: `Shutting down StorageContainerManager <scmId>`.
-    HarnessScmShutdown [req("scm_id", T::Word)],
+    HarnessScmShutdown [req("scm_id", T::Uuid)],
     /// `... RPC server ... is listening at /host:port`: the port's IPC handler threads belong to this node.
     RpcServerListening [req("address", T::Text)],
 
@@ -207,6 +219,10 @@ vocabulary! {
     StateMachineReinitializing [opt("member", T::Member), opt("term_index", T::TermIndex)],
     /// `Failed to reinitialize SCMStateMachine.`
     StateMachineReinitializeFailed [],
+    /// `Failed to unpause ` (SCMStateMachine.reinitialize, logged and not rethrown).
+    ScmStateMachineUnpauseFailed [],
+    /// `Follower caught up with leader: lastAppliedIndex=A, leaderCommitOnStart=C` (once per run).
+    ScmFollowerCaughtUp [req("applied", T::I64), req("leader_commit", T::I64)],
     /// `Updated lastAppliedTermIndex T#N with transactionInfo term andIndex` (SCM startup).
     AppliedIndexRestored [req("tx", T::TxInfo)],
     /// `current SCM X becomes leader of term T`.

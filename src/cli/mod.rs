@@ -6,7 +6,7 @@ pub mod out;
 use crate::grammar::Grammar;
 use crate::input::{self, Source};
 use crate::layout::{builtin_by_name, Layout};
-use crate::scan::{scan_input, InputStats, ScanOptions, UnparsedLine};
+use crate::scan::{scan_input, InputStats, ScanOptions, UnparsedLine, UnparsedReason};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use miette::{miette, Diagnostic, NamedSource, Report};
 use std::io::{self, Write};
@@ -424,10 +424,14 @@ pub use crate::render::safe::sanitize;
 /// `--verbose`: one line on stderr per line that belongs to no record, with its location.
 fn print_unparsed(path: &str, u: &UnparsedLine) {
     say!(
-        "{}:{}: unparsed ({}): {}",
+        "{}:{}: unparsed ({}{}): {}",
         sanitize(path),
         u.line,
         reason_name(u),
+        u.detail
+            .as_deref()
+            .map(|d| format!(": {}", sanitize(d)))
+            .unwrap_or_default(),
         sanitize(&u.text)
     );
 }
@@ -605,6 +609,21 @@ fn write_stats_text(out: &mut impl Write, s: &InputStats) -> io::Result<()> {
             format!(" ({})", reasons.join(", "))
         }
     )?;
+    for r in &s.rejected {
+        writeln!(out, "              rejected {}", sanitize(r))?;
+    }
+    if s.rejected.len()
+        < s.unparsed_by_reason
+            .get(&UnparsedReason::InvalidField)
+            .copied()
+            .unwrap_or(0) as usize
+    {
+        writeln!(
+            out,
+            "              (only the first {} rejected records are listed)",
+            crate::scan::MAX_REJECTED_SHOWN
+        )?;
+    }
     if s.long_lines > 0 {
         writeln!(
             out,
