@@ -125,13 +125,7 @@ fn node_id_prefix(thread: &str) -> Option<&str> {
 }
 
 /// The canonical 8-4-4-4-12 hex form of a UUID.
-pub(crate) fn is_uuid(b: &[u8]) -> bool {
-    b.len() == 36
-        && b.iter().enumerate().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => *c == b'-',
-            _ => c.is_ascii_hexdigit(),
-        })
-}
+pub(crate) use crate::value::is_uuid;
 
 #[cfg(test)]
 mod tests {

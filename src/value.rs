@@ -70,7 +70,7 @@ impl Value {
             },
             FieldType::Word | FieldType::Text => Value::Str(s.to_string()),
             FieldType::Uuid => {
-                if !crate::node::is_uuid(s.as_bytes()) {
+                if !is_uuid(s.as_bytes()) {
                     return bad("a UUID");
                 }
                 Value::Str(s.to_string())
@@ -121,7 +121,7 @@ impl Value {
                 let split = s.find(['(', '{']).unwrap_or(s.len());
                 let uuid = s[..split].to_string();
                 // `DatanodeDetails.toString()` starts with the datanode's UUID.
-                if !crate::node::is_uuid(uuid.as_bytes()) {
+                if !is_uuid(uuid.as_bytes()) {
                     return Err(format!("datanode id not a UUID: `{}`", excerpt(&uuid)));
                 }
                 let (mut host, mut ip) = (None, None);
@@ -229,6 +229,15 @@ fn key_json(k: &SecretKeyInfo) -> Json {
     })
 }
 
+/// `8-4-4-4-12` hex digits: a UUID as Java prints one (datanode ids, scmIds, secret key ids).
+pub(crate) fn is_uuid(b: &[u8]) -> bool {
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
 // The structured renderings are parsed with nom: each parser mirrors one Java `toString()`.
 
 /// Runs a parser that must consume all of `s`.
@@ -303,7 +312,7 @@ fn secret_key(s: &str) -> IResult<&str, RawKey<'_>> {
 
 /// A key's id is a UUID and its instants are instants: one damaged byte must not make a new key.
 fn valid_key(k: RawKey<'_>) -> Result<SecretKeyInfo, String> {
-    if !crate::node::is_uuid(k.id.as_bytes()) {
+    if !is_uuid(k.id.as_bytes()) {
         return Err(format!("secret key id not a UUID: `{}`", excerpt(k.id)));
     }
     let instant = |what: &str, t: &str| {

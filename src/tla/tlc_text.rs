@@ -684,12 +684,14 @@ mod tests {
     }
 
     #[test]
-    fn no_trace_is_an_error() {
+    fn no_trace_is_an_error_and_no_error_found_is_its_own() {
         let e = read_trace_str(
             "t",
             "Model checking completed. No error has been found.\n".into(),
         )
         .unwrap_err();
-        assert!(matches!(e, TraceError::NotATrace { .. }));
+        assert!(matches!(e, TraceError::NoErrorFound { .. }), "{e:?}");
+        let e = read_trace_str("t", "Starting... (2026-12-02 11:37:00)\n".into()).unwrap_err();
+        assert!(matches!(e, TraceError::NotATrace { .. }), "{e:?}");
     }
 }
