@@ -1,0 +1,805 @@
+//! The refinement test: `check` agrees with the TLC-checked mirrors of [`crate::spec`].
+//!
+//! A behaviour is a seeded random walk of a mirror ([`walk`]) under one of its shipped configs. A renderer per
+//! model (the inverse of the model's witness table in [`crate::spec::witness`]) prints each step as the real
+//! Ozone lines that witness it, in the daemon RFA layout of `tests/fixtures/scenarios/<model>/*/`: one file per
+//! node, an 11-line `STARTUP_MSG` banner per start, timestamps moving forward. Hidden actions print nothing; a
+//! crash prints nothing, and the restart that follows it prints a new banner. `check` then runs on those files
+//! (the real input resolution, embedded grammar and merge), and [`judge`] compares its report with the mirror.
+//!
+//! # The rule, per behaviour
+//!
+//! State 0 is the initial state; state `k` follows step `k`. The mirror's *first violation* is the first state
+//! `k` that violates some invariant; step `k` is *witnessed* when its renderer printed lines for it. The walk
+//! stops at the first violation plus a short random tail (0–3 steps), so a violation at a hidden step can still
+//! be followed by witnessed ones. Lines are printed per step; the step of a `check` violation is the step whose
+//! lines hold its primary line.
+//!
+//! 1. **Soundness.** Every violation `check` reports (all of them, not just the first) names an invariant that
+//!    the state after the step of its primary line violates. A primary line outside every step's lines (a
+//!    banner of the initial start) is a disagreement.
+//! 2. **Completeness.** If the first violation is at a witnessed step `k`, `check` does not say `conforms`;
+//!    if it says `violated`, its first violation is at step `k` (an invariant state `k` violates). If it says
+//!    `inconclusive`, its reason must be non-empty (it names what was not in view).
+//!    A first violation at a *hidden* step leaves nothing at that step to point at: only soundness applies
+//!    (a later witnessed step that `check` flags must itself be a violating state); the table counts these
+//!    behaviours apart.
+//! 3. **Fixed config.** Under the fixed constants the mirror never violates an invariant (TLC checked it) and
+//!    `check` never reports a violation.
+//!
+//! Everything not named is allowed: `inconclusive` with a reason on a behaviour the mirror finds healthy (a
+//! monitor may lack a line it needs), `violated` at a later step after a hidden violation.
+
+pub mod dn_finalize_block;
+
+use crate::check::replay;
+use crate::model::Verdict;
+use crate::spec::{Constants, Mirror, Step};
+use crate::tla::value::TlaValue;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// SplitMix64: a small seeded generator, so that a seed names one behaviour on every platform.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+    /// Uniform in `lo..=hi`.
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+    /// A random version-4 UUID.
+    pub fn uuid(&mut self) -> String {
+        let a = self.next_u64();
+        let b = self.next_u64();
+        format!(
+            "{:08x}-{:04x}-4{:03x}-{:x}{:03x}-{:012x}",
+            a >> 32,
+            (a >> 16) & 0xffff,
+            a & 0xfff,
+            8 + (b >> 62),
+            (b >> 48) & 0xfff,
+            b & 0xffff_ffff_ffff
+        )
+    }
+}
+
+/// One behaviour of a mirror: the initial state and the steps taken.
+#[derive(Debug, Clone)]
+pub struct Behaviour<S> {
+    pub init: S,
+    pub steps: Vec<Step<S>>,
+}
+
+impl<S> Behaviour<S> {
+    /// State `k` (0 = initial).
+    pub fn state(&self, k: usize) -> &S {
+        if k == 0 {
+            &self.init
+        } else {
+            &self.steps[k - 1].next
+        }
+    }
+    /// The actions, as `Name(p1, p2)`, for a regression test or a disagreement report.
+    pub fn actions(&self) -> Vec<String> {
+        self.steps.iter().map(|s| action_text(s)).collect()
+    }
+}
+
+fn action_text<S>(s: &Step<S>) -> String {
+    if s.params.is_empty() {
+        s.action.to_string()
+    } else {
+        let p: Vec<String> = s.params.iter().map(|v| v.to_string()).collect();
+        format!("{}({})", s.action, p.join(", "))
+    }
+}
+
+/// A random walk of at most `max_len` steps: a random initial state, then a random successor at each step
+/// (a random enabled action, then a random instance of it),
+/// stopping at a deadlock or at the first violating state plus a tail of 0–3 steps.
+pub fn walk<M: Mirror>(mirror: &M, rng: &mut Rng, max_len: usize) -> Behaviour<M::State> {
+    let inits = mirror.init();
+    let init = inits[rng.below(inits.len() as u64) as usize].clone();
+    let mut b = Behaviour {
+        init,
+        steps: Vec::new(),
+    };
+    let mut stop_at = max_len;
+    if mirror.first_violated(&b.init).is_some() {
+        return b;
+    }
+    while b.steps.len() < stop_at {
+        let mut next = mirror.next(b.state(b.steps.len()));
+        if next.is_empty() {
+            break;
+        }
+        // Uniform over the enabled actions by name, then over their instances: per-node actions would
+        // otherwise crowd out the few global ones that the bugs need.
+        let mut names: Vec<&'static str> = next.iter().map(|s| s.action).collect();
+        names.dedup();
+        names.sort_unstable();
+        names.dedup();
+        let name = names[rng.below(names.len() as u64) as usize];
+        let of: Vec<usize> = (0..next.len())
+            .filter(|&i| next[i].action == name)
+            .collect();
+        let i = of[rng.below(of.len() as u64) as usize];
+        let step = next.swap_remove(i);
+        let violated = mirror.first_violated(&step.next).is_some();
+        b.steps.push(step);
+        if violated && stop_at == max_len {
+            stop_at = b.steps.len() + rng.below(4) as usize;
+        }
+    }
+    b
+}
+
+/// The behaviour that follows these actions (as [`Behaviour::actions`] prints them) from the first initial
+/// state; for regression tests. An error names the first action that is not enabled.
+pub fn replay_actions<M: Mirror>(
+    mirror: &M,
+    actions: &[&str],
+) -> Result<Behaviour<M::State>, String> {
+    let mut b = Behaviour {
+        init: mirror.init().remove(0),
+        steps: Vec::new(),
+    };
+    for (k, a) in actions.iter().enumerate() {
+        let step = mirror
+            .next(b.state(b.steps.len()))
+            .into_iter()
+            .find(|s| action_text(s) == *a)
+            .ok_or_else(|| format!("step {}: `{a}` is not enabled", k + 1))?;
+        b.steps.push(step);
+    }
+    Ok(b)
+}
+
+/// 2026-08-23 11:00:00,000 in milliseconds since the epoch: where every rendered clock starts.
+const BASE_MS: i64 = 1_787_482_800_000;
+
+/// One daemon log file being written.
+#[derive(Debug, Default, Clone)]
+pub struct LogFile {
+    pub name: String,
+    pub text: String,
+    /// Physical lines written so far.
+    pub lines: u64,
+}
+
+/// The rendered logs of one behaviour, and which step printed which record.
+#[derive(Debug, Default)]
+pub struct Logs {
+    pub files: Vec<LogFile>,
+    /// Milliseconds since [`BASE_MS`]: one clock for all nodes, moving forward only.
+    now: i64,
+    /// The step being printed (0 = the initial starts).
+    step: usize,
+    /// (file, first physical line of a record) → step.
+    owner: HashMap<(usize, u64), usize>,
+    /// Records printed per step.
+    printed: Vec<usize>,
+}
+
+impl Logs {
+    /// The index of the file named `name`, created empty on first use.
+    pub fn file(&mut self, name: &str) -> usize {
+        if let Some(i) = self.files.iter().position(|f| f.name == name) {
+            return i;
+        }
+        self.files.push(LogFile {
+            name: name.to_string(),
+            ..LogFile::default()
+        });
+        self.files.len() - 1
+    }
+
+    /// Moves the clock forward.
+    pub fn advance(&mut self, ms: i64) {
+        self.now += ms.max(1);
+    }
+
+    /// Starts the lines of step `k`; steps are far apart in time, so their order across nodes is certain.
+    fn begin_step(&mut self, k: usize) {
+        self.step = k;
+        if self.printed.len() <= k {
+            self.printed.resize(k + 1, 0);
+        }
+        self.advance(3_000);
+    }
+
+    /// One record `%d{ISO8601} [%t] %p %c: %m%n`; `message` may hold newlines (a banner, a stack trace).
+    pub fn record(&mut self, file: usize, thread: &str, level: &str, logger: &str, message: &str) {
+        self.advance(3);
+        let f = &mut self.files[file];
+        let first = f.lines + 1;
+        let _ = writeln!(
+            f.text,
+            "{} [{thread}] {level} {logger}: {message}",
+            ts_text(BASE_MS + self.now)
+        );
+        f.lines += 1 + message.matches('\n').count() as u64;
+        self.owner.insert((file, first), self.step);
+        self.printed[self.step] += 1;
+    }
+
+    /// Did step `k` print anything?
+    pub fn printed(&self, k: usize) -> bool {
+        self.printed.get(k).is_some_and(|n| *n > 0)
+    }
+
+    /// The step whose records hold line `line` of file `name`.
+    pub fn step_of(&self, name: &str, line: u64) -> Option<usize> {
+        let f = self.files.iter().position(|f| f.name == name)?;
+        self.owner.get(&(f, line)).copied()
+    }
+
+    /// Writes every file into `dir`; their paths.
+    pub fn write(&self, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+        std::fs::create_dir_all(dir)?;
+        self.files
+            .iter()
+            .map(|f| {
+                let p = dir.join(&f.name);
+                std::fs::write(&p, &f.text)?;
+                Ok(p)
+            })
+            .collect()
+    }
+}
+
+/// `yyyy-MM-dd HH:mm:ss,SSS` (UTC) of milliseconds since the epoch.
+fn ts_text(millis: i64) -> String {
+    let secs = millis.div_euclid(1000);
+    let ms = millis.rem_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let sod = secs.rem_euclid(86_400);
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02},{ms:03}",
+        sod / 3600,
+        sod / 60 % 60,
+        sod % 60
+    )
+}
+
+/// The `STARTUP_MSG` banner as the scenario fixtures print it (11 physical lines; a trailing space after the
+/// first `STARTUP_MSG: `), for `service` (e.g. `HddsDatanodeService`) on `host/ip`.
+pub fn startup_banner(service: &str, host: &str, ip: &str, conf: &str) -> String {
+    format!(
+        "STARTUP_MSG: \n/************************************************************\n\
+         STARTUP_MSG: Starting {service}\n\
+         STARTUP_MSG:        host = {host}/{ip}\n\
+         STARTUP_MSG:     version = 2.2.0-SNAPSHOT\n\
+         STARTUP_MSG:       build = https://github.com/apache/ozone/78d5650c313f2fa0731bdf08b76d4604090dabca\n\
+         STARTUP_MSG:        java = 21.0.5\n\
+         STARTUP_MSG:        args = []\n\
+         STARTUP_MSG:   classpath = /opt/hadoop/etc/hadoop:/opt/hadoop/share/ozone/lib/hdds-common-2.2.0-SNAPSHOT.jar:/opt/hadoop/share/ozone/lib/ratis-server-3.2.1.jar\n\
+         STARTUP_MSG:        conf = {{{conf}}}\n\
+         ************************************************************/"
+    )
+}
+
+/// The `SHUTDOWN_MSG` banner (4 physical lines).
+pub fn shutdown_banner(service: &str, host: &str, ip: &str) -> String {
+    format!(
+        "SHUTDOWN_MSG: \n/************************************************************\n\
+         SHUTDOWN_MSG: Shutting down {service} at {host}/{ip}\n\
+         ************************************************************/"
+    )
+}
+
+/// The node name a mirror's model value stands for: `d2` with prefix `dn` is `dn2`.
+pub fn host_of(value: &TlaValue, prefix: &str) -> String {
+    let s = value.to_string();
+    let digits: String = s.chars().filter(|c| c.is_ascii_digit()).collect();
+    format!("{prefix}{digits}")
+}
+
+/// A model's renderer: the inverse of its witness table.
+pub trait Render<M: Mirror>: Sized {
+    /// A fresh cluster with random ids; prints every node's start into `logs` (these lines belong to no step:
+    /// every node is up in the spec's `Init`).
+    fn start(
+        mirror: &M,
+        constants: &Constants,
+        init: &M::State,
+        rng: &mut Rng,
+        logs: &mut Logs,
+    ) -> Self;
+    /// Prints the lines that witness `step` (nothing for a hidden action).
+    fn step(
+        &mut self,
+        mirror: &M,
+        before: &M::State,
+        step: &Step<M::State>,
+        rng: &mut Rng,
+        logs: &mut Logs,
+    );
+}
+
+/// Renders a behaviour: its files and which step printed which line.
+pub fn render<M: Mirror, R: Render<M>>(
+    mirror: &M,
+    constants: &Constants,
+    b: &Behaviour<M::State>,
+    rng: &mut Rng,
+) -> Logs {
+    let mut logs = Logs::default();
+    logs.begin_step(0);
+    let mut r = R::start(mirror, constants, &b.init, rng, &mut logs);
+    for (k, s) in b.steps.iter().enumerate() {
+        logs.begin_step(k + 1);
+        r.step(mirror, b.state(k), s, rng, &mut logs);
+    }
+    logs
+}
+
+/// What `check` said about one rendered behaviour.
+#[derive(Debug, Clone)]
+pub struct CheckSaid {
+    pub verdict: Verdict,
+    pub reason: Option<String>,
+    /// Every violation: invariant, and the step whose lines hold its primary line (`None`: no step's).
+    pub violations: Vec<(&'static str, Option<usize>, String)>,
+}
+
+fn grammar() -> &'static crate::grammar::Grammar {
+    static G: OnceLock<crate::grammar::Grammar> = OnceLock::new();
+    G.get_or_init(|| crate::grammar::Grammar::embedded().expect("the embedded grammar builds"))
+}
+
+/// Runs `check --model <model>` in-process on the rendered files (written under `dir`, removed after).
+pub fn check_logs(model: &str, logs: &Logs, dir: &Path) -> Result<CheckSaid, String> {
+    let paths = logs
+        .write(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    let args: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let result = (|| {
+        let sources = crate::input::resolve(&args).map_err(|e| e.to_string())?;
+        let tl = crate::timeline::build(
+            &sources,
+            grammar(),
+            &crate::scan::ScanOptions::default(),
+            crate::timeline::DEFAULT_MAX_SKEW_MS,
+            &|_, _| {},
+        );
+        let models = crate::check::select(&[model.to_string()])?;
+        let report = replay(&tl, models).remove(0);
+        let violations = report
+            .violations
+            .iter()
+            .map(|v| {
+                let e = &tl.events[v.primary];
+                let path = &tl.inputs[e.span.input as usize].path;
+                let name = Path::new(path)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let at = format!("{name}:{}", e.span.line);
+                (v.invariant, logs.step_of(&name, e.span.line), at)
+            })
+            .collect();
+        Ok(CheckSaid {
+            verdict: report.verdict,
+            reason: report.reason,
+            violations,
+        })
+    })();
+    let _ = std::fs::remove_dir_all(dir);
+    result
+}
+
+/// Which of the shipped configs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Config {
+    Bug,
+    Fixed,
+}
+
+/// The constants of a model's shipped config.
+pub fn constants(model: &str, config: Config) -> Result<Constants, String> {
+    let spec = crate::spec::shipped(model).ok_or_else(|| format!("unknown model `{model}`"))?;
+    let (name, text) = spec.configs[usize::from(config == Config::Fixed)];
+    crate::tla::cfg::parse_cfg(name, text)
+        .map(|c| c.constants)
+        .map_err(|e| e.to_string())
+}
+
+/// How one behaviour came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// No invariant violated by the mirror; `check` reported none.
+    Healthy,
+    /// The mirror violates at a witnessed step; `check` says violated there.
+    BothViolated,
+    /// The mirror violates at a witnessed step; `check` says inconclusive with a reason.
+    MirrorOnlyInconclusive,
+    /// The mirror's first violation is at a hidden step (only soundness applies).
+    HiddenViolation,
+    Disagreement,
+}
+
+/// The judgement of one behaviour.
+#[derive(Debug, Clone)]
+pub struct Judged {
+    pub class: Class,
+    /// The mirror's first violation: step and invariant.
+    pub mirror: Option<(usize, &'static str)>,
+    pub said: CheckSaid,
+    /// What went wrong, for a disagreement.
+    pub why: Option<String>,
+}
+
+/// Applies the three rules of the module docs.
+pub fn judge<M: Mirror>(
+    mirror: &M,
+    b: &Behaviour<M::State>,
+    logs: &Logs,
+    config: Config,
+    said: CheckSaid,
+) -> Judged {
+    let first = (0..=b.steps.len()).find_map(|k| mirror.first_violated(b.state(k)).map(|i| (k, i)));
+    let mut why: Vec<String> = Vec::new();
+    // 1. Soundness.
+    for (inv, step, at) in &said.violations {
+        match step {
+            None => why.push(format!("check reports {inv} at {at}, a line of no step")),
+            Some(k) if mirror.holds(inv, b.state(*k)) => why.push(format!(
+                "check reports {inv} at {at} (step {k}, {}), but the mirror's state there satisfies it",
+                action_text(&b.steps[k - 1])
+            )),
+            Some(_) => {}
+        }
+    }
+    // 3. Fixed config.
+    if config == Config::Fixed {
+        if let Some((k, inv)) = first {
+            why.push(format!(
+                "the mirror violates {inv} at step {k} under the fixed constants"
+            ));
+        }
+        if !said.violations.is_empty() {
+            why.push("check reports a violation under the fixed constants".into());
+        }
+    }
+    // 2. Completeness.
+    let mut class = match first {
+        None => Class::Healthy,
+        Some((k, _)) if !logs.printed(k) => Class::HiddenViolation,
+        Some((k, inv)) => {
+            match said.verdict {
+                Verdict::Conforms => {
+                    why.push(format!("the mirror violates {inv} at witnessed step {k} ({}), but check says conforms", action_text(&b.steps[k - 1])));
+                    Class::Disagreement
+                }
+                Verdict::Inconclusive => {
+                    if said.reason.as_deref().is_none_or(str::is_empty) {
+                        why.push("check says inconclusive without a reason".into());
+                    }
+                    Class::MirrorOnlyInconclusive
+                }
+                Verdict::Violated => {
+                    let (cinv, cstep, at) = &said.violations[0];
+                    if *cstep != Some(k) {
+                        why.push(format!(
+                        "the mirror first violates {inv} at step {k} ({}), but check's first violation ({cinv}) is at {at} (step {cstep:?})",
+                        action_text(&b.steps[k - 1])
+                    ));
+                    }
+                    Class::BothViolated
+                }
+            }
+        }
+    };
+    if first.is_none()
+        && said.verdict == Verdict::Inconclusive
+        && said.reason.as_deref().is_none_or(str::is_empty)
+    {
+        why.push("check says inconclusive without a reason".into());
+    }
+    if !why.is_empty() {
+        class = Class::Disagreement;
+    }
+    Judged {
+        class,
+        mirror: first,
+        said,
+        why: (!why.is_empty()).then(|| why.join("; ")),
+    }
+}
+
+/// The agreement table of one model under one config.
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    pub model: &'static str,
+    pub config: &'static str,
+    pub behaviours: usize,
+    pub healthy: usize,
+    pub both_violated: usize,
+    pub mirror_only_inconclusive: usize,
+    pub hidden_violation: usize,
+    /// Healthy behaviours `check` calls inconclusive (allowed; counted to see how often).
+    pub healthy_inconclusive: usize,
+    /// (seed, description) of each disagreement.
+    pub disagreements: Vec<(u64, String)>,
+    /// Steps over all behaviours.
+    pub steps: usize,
+}
+
+impl Table {
+    pub fn header() -> &'static str {
+        "| model | config | behaviours | steps | healthy (of them inconclusive) | both violated | mirror-only, check inconclusive | violation at a hidden step | disagreements |\n|---|---|---|---|---|---|---|---|---|"
+    }
+    pub fn row(&self) -> String {
+        format!(
+            "| {} | {} | {} | {} | {} ({}) | {} | {} | {} | {} |",
+            self.model,
+            self.config,
+            self.behaviours,
+            self.steps,
+            self.healthy,
+            self.healthy_inconclusive,
+            self.both_violated,
+            self.mirror_only_inconclusive,
+            self.hidden_violation,
+            self.disagreements.len()
+        )
+    }
+}
+
+/// One behaviour, from its seed: walk, render, check, judge.
+pub fn one<M: Mirror, R: Render<M>>(
+    mirror: &M,
+    constants: &Constants,
+    config: Config,
+    max_len: usize,
+    seed: u64,
+) -> (Behaviour<M::State>, Judged) {
+    let mut rng = Rng::new(seed);
+    let b = walk(mirror, &mut rng, max_len);
+    let j = run_behaviour::<M, R>(mirror, constants, config, &b, &mut rng, seed);
+    (b, j)
+}
+
+/// Renders, checks and judges a given behaviour.
+pub fn run_behaviour<M: Mirror, R: Render<M>>(
+    mirror: &M,
+    constants: &Constants,
+    config: Config,
+    b: &Behaviour<M::State>,
+    rng: &mut Rng,
+    tag: u64,
+) -> Judged {
+    let logs = render::<M, R>(mirror, constants, b, rng);
+    let dir = std::env::temp_dir().join(format!(
+        "ozone-refine-{}-{}-{tag:x}-{:x}",
+        M::MODEL,
+        std::process::id(),
+        rng.next_u64()
+    ));
+    let said = match check_logs(M::MODEL, &logs, &dir) {
+        Ok(s) => s,
+        Err(e) => {
+            return Judged {
+                class: Class::Disagreement,
+                mirror: None,
+                said: CheckSaid {
+                    verdict: Verdict::Inconclusive,
+                    reason: None,
+                    violations: Vec::new(),
+                },
+                why: Some(format!("check failed: {e}")),
+            }
+        }
+    };
+    judge(mirror, b, &logs, config, said)
+}
+
+/// Runs `n` behaviours from seeds `base..base+n` in parallel; the agreement table.
+pub fn run<M: Mirror, R: Render<M>>(config: Config, n: usize, max_len: usize, base: u64) -> Table {
+    use rayon::prelude::*;
+    let c = constants(M::MODEL, config).expect("shipped configs parse");
+    let mirror = M::new(&c).expect("shipped constants fit the mirror");
+    let results: Vec<(u64, usize, Judged, Vec<String>)> = (0..n as u64)
+        .into_par_iter()
+        .map(|i| {
+            let seed = base.wrapping_add(i);
+            let (b, j) = one::<M, R>(&mirror, &c, config, max_len, seed);
+            let acts = if j.class == Class::Disagreement {
+                b.actions()
+            } else {
+                Vec::new()
+            };
+            (seed, b.steps.len(), j, acts)
+        })
+        .collect();
+    let mut t = Table {
+        model: M::MODEL,
+        config: if config == Config::Bug {
+            "bug"
+        } else {
+            "fixed"
+        },
+        ..Table::default()
+    };
+    for (seed, steps, j, acts) in results {
+        t.behaviours += 1;
+        t.steps += steps;
+        match j.class {
+            Class::Healthy => {
+                t.healthy += 1;
+                if j.said.verdict == Verdict::Inconclusive {
+                    t.healthy_inconclusive += 1;
+                }
+            }
+            Class::BothViolated => t.both_violated += 1,
+            Class::MirrorOnlyInconclusive => t.mirror_only_inconclusive += 1,
+            Class::HiddenViolation => t.hidden_violation += 1,
+            Class::Disagreement => t.disagreements.push((
+                seed,
+                format!("{} [{}]", j.why.unwrap_or_default(), acts.join(", ")),
+            )),
+        }
+    }
+    t
+}
+
+/// Every model's run under both configs, as the long run and the tests use it.
+pub fn run_model(model: &str, config: Config, n: usize, base: u64) -> Option<Table> {
+    match model {
+        "dn-finalize-block" => Some(run::<
+            crate::spec::dn_finalize_block::DnFinalizeBlock,
+            dn_finalize_block::Renderer,
+        >(config, n, dn_finalize_block::MAX_LEN, base)),
+        _ => None,
+    }
+}
+
+/// Writes the logs of behaviour `seed` into `dir` (kept) and describes it: the actions, the step of each
+/// file's lines, and the judgement. For looking at one behaviour by eye.
+pub fn dump(model: &str, config: Config, seed: u64, dir: &Path) -> Option<String> {
+    fn go<M: Mirror, R: Render<M>>(
+        config: Config,
+        seed: u64,
+        max_len: usize,
+        dir: &Path,
+    ) -> String {
+        let c = constants(M::MODEL, config).expect("shipped configs parse");
+        let mirror = M::new(&c).expect("shipped constants fit the mirror");
+        let mut rng = Rng::new(seed);
+        let b = walk(&mirror, &mut rng, max_len);
+        let logs = render::<M, R>(&mirror, &c, &b, &mut rng);
+        let _ = logs.write(dir);
+        let tmp = dir.join(".check");
+        let j = match check_logs(M::MODEL, &logs, &tmp) {
+            Ok(said) => format!("{:?}", judge(&mirror, &b, &logs, config, said)),
+            Err(e) => e,
+        };
+        let mut out = String::new();
+        for (k, a) in b.actions().iter().enumerate() {
+            let v = mirror.first_violated(b.state(k + 1)).unwrap_or("");
+            let _ = writeln!(
+                out,
+                "{:3} {a}{}{}",
+                k + 1,
+                if logs.printed(k + 1) {
+                    ""
+                } else {
+                    "  (hidden)"
+                },
+                if v.is_empty() {
+                    String::new()
+                } else {
+                    format!("  VIOLATES {v}")
+                }
+            );
+        }
+        let _ = writeln!(out, "{j}");
+        out
+    }
+    match model {
+        "dn-finalize-block" => Some(go::<
+            crate::spec::dn_finalize_block::DnFinalizeBlock,
+            dn_finalize_block::Renderer,
+        >(config, seed, dn_finalize_block::MAX_LEN, dir)),
+        _ => None,
+    }
+}
+
+/// The models that have a renderer.
+pub const MODELS: &[&str] = &["dn-finalize-block"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_render_as_log4j_iso8601() {
+        assert_eq!(ts_text(BASE_MS), "2026-08-23 11:00:00,000");
+        assert_eq!(
+            ts_text(BASE_MS + 86_400_000 + 3_723_004),
+            "2026-08-24 12:02:03,004"
+        );
+    }
+
+    #[test]
+    fn the_generator_is_seeded() {
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::new(7);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::new(7);
+                move |_| r.next_u64()
+            })
+            .collect();
+        assert_eq!(a, b);
+        assert_ne!(a[0], Rng::new(8).next_u64());
+        let u = Rng::new(1).uuid();
+        assert_eq!(u.len(), 36);
+        assert_eq!(&u[14..15], "4");
+    }
+
+    fn agree(model: &str, config: Config, n: usize) {
+        let t = run_model(model, config, n, 0).expect("a renderer");
+        eprintln!("{}\n{}", Table::header(), t.row());
+        for (seed, d) in t.disagreements.iter().take(5) {
+            eprintln!("seed {seed}: {d}");
+        }
+        assert_eq!(t.behaviours, n);
+        assert!(
+            t.disagreements.is_empty(),
+            "{} disagreement(s)",
+            t.disagreements.len()
+        );
+        if config == Config::Bug {
+            // A walk that never reaches the bug tests nothing.
+            assert!(t.both_violated > 0, "{}", t.row());
+        } else {
+            assert_eq!(
+                t.both_violated + t.mirror_only_inconclusive + t.hidden_violation,
+                0
+            );
+        }
+    }
+
+    #[test]
+    fn dn_finalize_block_bug_config_agrees() {
+        agree("dn-finalize-block", Config::Bug, 1000);
+    }
+
+    #[test]
+    fn dn_finalize_block_fixed_config_agrees() {
+        agree("dn-finalize-block", Config::Fixed, 1000);
+    }
+}
