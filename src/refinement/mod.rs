@@ -32,6 +32,7 @@
 
 pub mod dn_finalize_block;
 pub mod recon_om_sync;
+pub mod scm_finalization;
 
 use crate::check::replay;
 use crate::model::Verdict;
@@ -689,6 +690,12 @@ macro_rules! with_renderer {
                 let $len = recon_om_sync::MAX_LEN;
                 Some($body)
             }
+            "scm-finalization" => {
+                type $M = crate::spec::scm_finalization::ScmFinalization;
+                type $R = scm_finalization::Renderer;
+                let $len = scm_finalization::MAX_LEN;
+                Some($body)
+            }
             _ => None,
         }
     };
@@ -745,7 +752,7 @@ pub fn dump(model: &str, config: Config, seed: u64, dir: &Path) -> Option<String
 }
 
 /// The models that have a renderer.
-pub const MODELS: &[&str] = &["dn-finalize-block", "recon-om-sync"];
+pub const MODELS: &[&str] = &["dn-finalize-block", "recon-om-sync", "scm-finalization"];
 
 #[cfg(test)]
 mod tests {
@@ -861,6 +868,50 @@ mod tests {
         );
         assert_eq!(j.class, Class::BothViolated);
         assert_eq!(j.mirror, Some((8, "DerivedTasksMatchOmLineage")));
+    }
+
+    #[test]
+    fn scm_finalization_bug_config_agrees() {
+        agree("scm-finalization", Config::Bug, 1000);
+    }
+
+    #[test]
+    fn scm_finalization_fixed_config_agrees() {
+        agree("scm-finalization", Config::Fixed, 1000);
+    }
+
+    /// Seed 745 of the fixed config, reduced: a checkpoint at ZDU replaces s1's DB, s1 crashes before it
+    /// finalizes from the snapshot, and the patched restart finalizes to the DB's version. `check` reported
+    /// VersionFileCoversDb at the restart's version line until the monitor waited for the end of startup.
+    /// Under the bug config the same actions violate at the restart (step 8).
+    #[test]
+    fn scm_patched_restart_after_a_crash_mid_install_agrees() {
+        type M = crate::spec::scm_finalization::ScmFinalization;
+        type R = scm_finalization::Renderer;
+        let actions = [
+            "BecomeLeader(s2)",
+            "Finalize",
+            "ApplyEntry(s2)",
+            "PurgeLog",
+            "NotifyInstall(s1)",
+            "ReplaceDb(s1)",
+            "Crash(s1)",
+            "Restart(s1)",
+        ];
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..8 {
+            let j = regression::<M, R>(Config::Fixed, &actions, seed);
+            assert_eq!(j.class, Class::Healthy);
+            assert!(j.said.violations.is_empty());
+            let j = regression::<M, R>(Config::Bug, &actions, seed);
+            assert_eq!(j.mirror, Some((8, "VersionFileCoversDb")));
+            seen.insert(format!("{:?}", j.class));
+        }
+        // The checkpoint's version is in view in some renderings (violated) and not in others (inconclusive).
+        assert_eq!(
+            seen.into_iter().collect::<Vec<_>>(),
+            ["BothViolated", "MirrorOnlyInconclusive"]
+        );
     }
 
     #[test]
