@@ -73,6 +73,9 @@ struct ScmNode {
     /// A restart read a VERSION file below the DB's version (line, apparent version as printed); the verdict
     /// waits for the end of startup, where the patched SCM finalizes to the DB's version first.
     restart_below_db: Option<(usize, String)>,
+    /// `Replaced DB with checkpoint` with neither `New snapshot received with higher apparent version` nor
+    /// `Reloaded SCM state` after it yet: the checkpoint's version is not in view.
+    install_open: Option<usize>,
 }
 
 #[derive(Default)]
@@ -171,6 +174,7 @@ impl Model for ScmFinalization {
                 | VersionManagerInitialized
                 | DatanodeFenced
                 | ScmRaftServerCreated
+                | ScmStateReloaded
         )
     }
 
@@ -200,6 +204,15 @@ impl Model for ScmFinalization {
             // The startup that read the VERSION file ended (stop or new start) without finalizing.
             self.settle_restart(node, key, out);
         }
+        if let Some(LifeStep::Started { .. }) = life {
+            if let Some(n) = self.nodes.get_mut(&key) {
+                if n.install_open.take().is_some() {
+                    self.knowledge.unknown(format!(
+                        "SCM {node} restarted after replacing its DB with a checkpoint whose apparent version no line shows (no `New snapshot received with higher apparent version` or `Reloaded SCM state` before the restart), so VersionFileCoversDb cannot be checked for that restart"
+                    ));
+                }
+            }
+        }
         if let Some(step) = life {
             if let Some(n) = self.nodes.get_mut(&key).filter(|n| n.db_ahead.is_some()) {
                 match step {
@@ -215,10 +228,17 @@ impl Model for ScmFinalization {
             EventKind::CheckpointInstalled => {
                 let n = self.nodes.entry(key).or_default();
                 n.replaced = Some(index);
+                n.install_open = Some(index);
+            }
+            EventKind::ScmStateReloaded => {
+                if let Some(n) = self.nodes.get_mut(&key) {
+                    n.install_open = None;
+                }
             }
             EventKind::SnapshotVersionHigher => {
                 let n = self.nodes.entry(key).or_default();
                 if n.replaced.is_some() {
+                    n.install_open = None;
                     if let Some(v) = version(e, "version") {
                         n.db_ahead = Some((v, index));
                         n.down = None;

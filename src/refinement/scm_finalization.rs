@@ -22,7 +22,7 @@ use crate::spec::scm_finalization::{Entry, ScmFinalization, State};
 use crate::spec::{Constants, Step};
 use crate::tla::value::TlaValue;
 
-pub const MAX_LEN: usize = 40;
+pub const MAX_LEN: usize = 50;
 
 const CVM: &str = "org.apache.hadoop.ozone.upgrade.ComponentVersionManager";
 const SSM: &str = "org.apache.hadoop.hdds.scm.ha.SCMStateMachine";
