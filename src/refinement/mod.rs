@@ -35,6 +35,7 @@
 pub mod dn_finalize_block;
 pub mod recon_om_sync;
 pub mod scm_finalization;
+pub mod scm_secret_keys;
 
 use crate::check::replay;
 use crate::model::Verdict;
@@ -194,7 +195,10 @@ pub fn replay_actions<M: Mirror>(
 }
 
 /// 2026-08-23 11:00:00,000 in milliseconds since the epoch: where every rendered clock starts.
-const BASE_MS: i64 = 1_787_482_800_000;
+pub const BASE_MS: i64 = 1_787_482_800_000;
+
+/// One minute per step.
+const STEP_MS: i64 = 60_000;
 
 /// One daemon log file being written.
 #[derive(Debug, Default, Clone)]
@@ -237,13 +241,20 @@ impl Logs {
         self.now += ms.max(1);
     }
 
-    /// Starts the lines of step `k`; steps are far apart in time, so their order across nodes is certain.
+    /// Starts the lines of step `k`, at [`Logs::step_start`] unless earlier steps ran past it: steps are far
+    /// apart in time, so their order across nodes is certain.
     fn begin_step(&mut self, k: usize) {
         self.step = k;
         if self.printed.len() <= k {
             self.printed.resize(k + 1, 0);
         }
-        self.advance(3_000);
+        self.now = (self.now + 3_000).max(k as i64 * STEP_MS);
+    }
+
+    /// Milliseconds since the epoch at which step `k`'s lines start (a step prints far fewer than
+    /// `STEP_MS / 3` records), so a renderer can place an instant between two steps before printing them.
+    pub fn step_start(k: usize) -> i64 {
+        BASE_MS + k as i64 * STEP_MS
     }
 
     /// One record `%d{ISO8601} [%t] %p %c: %m%n`; `message` may hold newlines (a banner, a stack trace).
@@ -359,6 +370,9 @@ pub trait Render<M: Mirror>: Sized {
     fn weight(_action: &str) -> u64 {
         4
     }
+    /// Sees the whole behaviour before any step is printed (a key's expiry instant is printed when the key
+    /// is made, and must fall just before the step that expires it).
+    fn plan(&mut self, _mirror: &M, _b: &Behaviour<M::State>) {}
     /// Prints the lines that witness `step` (nothing for a hidden action).
     fn step(
         &mut self,
@@ -380,6 +394,7 @@ pub fn render<M: Mirror, R: Render<M>>(
     let mut logs = Logs::default();
     logs.begin_step(0);
     let mut r = R::start(mirror, constants, &b.init, rng, &mut logs);
+    r.plan(mirror, b);
     for (k, s) in b.steps.iter().enumerate() {
         logs.begin_step(k + 1);
         r.step(mirror, b.state(k), s, rng, &mut logs);
@@ -725,6 +740,12 @@ macro_rules! with_renderer {
                 let $len = recon_om_sync::MAX_LEN;
                 Some($body)
             }
+            "scm-secret-keys" => {
+                type $M = crate::spec::scm_secret_keys::ScmSecretKeys;
+                type $R = scm_secret_keys::Renderer;
+                let $len = scm_secret_keys::MAX_LEN;
+                Some($body)
+            }
             "scm-finalization" => {
                 type $M = crate::spec::scm_finalization::ScmFinalization;
                 type $R = scm_finalization::Renderer;
@@ -787,7 +808,12 @@ pub fn dump(model: &str, config: Config, seed: u64, dir: &Path) -> Option<String
 }
 
 /// The models that have a renderer.
-pub const MODELS: &[&str] = &["dn-finalize-block", "recon-om-sync", "scm-finalization"];
+pub const MODELS: &[&str] = &[
+    "scm-secret-keys",
+    "scm-finalization",
+    "dn-finalize-block",
+    "recon-om-sync",
+];
 
 #[cfg(test)]
 mod tests {
@@ -906,6 +932,16 @@ mod tests {
         );
         assert_eq!(j.class, Class::BothViolated);
         assert_eq!(j.mirror, Some((8, "DerivedTasksMatchOmLineage")));
+    }
+
+    #[test]
+    fn scm_secret_keys_bug_config_agrees() {
+        agree("scm-secret-keys", Config::Bug, 1000);
+    }
+
+    #[test]
+    fn scm_secret_keys_fixed_config_agrees() {
+        agree("scm-secret-keys", Config::Fixed, 1000);
     }
 
     #[test]
