@@ -1031,6 +1031,86 @@ mod tests {
         assert!(later > 0, "no rendering hid the checkpoint's version");
     }
 
+    /// The scm-secret-keys false alarms the walks found (seeds 11, 12, 227 of the bug config and 2, 10 of the
+    /// fixed one, reduced), each healthy in the mirror and now in `check`, with a violating control.
+    #[test]
+    fn scm_secret_keys_regressions_agree() {
+        type M = crate::spec::scm_secret_keys::ScmSecretKeys;
+        type R = scm_secret_keys::Renderer;
+        let healthy = |config: Config, actions: &[&str]| {
+            for seed in 0..4 {
+                let j = regression::<M, R>(config, actions, seed);
+                assert_eq!(j.class, Class::Healthy, "{actions:?}");
+                assert!(j.said.violations.is_empty(), "{actions:?}");
+            }
+        };
+        // A lagging SCM applies the older list [k1] after k2 was rotated in: not the cluster's current list.
+        healthy(
+            Config::Bug,
+            &[
+                "BecomeLeader(s1)",
+                "ReplicateKeys(s1)",
+                "RotateKey",
+                "ReplicateKeys(s1)",
+                "ReplicateKeys(s2)",
+            ],
+        );
+        // Patched order: the keys are saved before the DB swap, so a stop after the swap leaves nothing behind.
+        healthy(
+            Config::Fixed,
+            &[
+                "BecomeLeader(s1)",
+                "ReplicateKeys(s1)",
+                "PurgeLog",
+                "NotifyInstall(s2)",
+                "FetchKeys(s2)",
+                "SaveKeys(s2)",
+                "ReplaceDb(s2)",
+                "Stop(s2)",
+            ],
+        );
+        // The checkpoint's only key expired before the failed save.
+        let install = [
+            "BecomeLeader(s1)",
+            "ReplicateKeys(s1)",
+            "PurgeLog",
+            "NotifyInstall(s2)",
+            "FetchKeys(s2)",
+            "RotateKey",
+            "ReplaceDb(s2)",
+            "ExpireKey(1)",
+            "FailSave(s2)",
+        ];
+        healthy(Config::Bug, &install);
+        // The leader sent k2, rotated in after the checkpoint it had applied; k1 expired.
+        healthy(
+            Config::Bug,
+            &[
+                "BecomeLeader(s2)",
+                "ReplicateKeys(s2)",
+                "RotateKey",
+                "PurgeLog",
+                "ExpireKey(1)",
+                "NotifyInstall(s1)",
+                "ReplicateKeys(s2)",
+                "FetchKeys(s1)",
+                "ReplaceDb(s1)",
+                "FailSave(s1)",
+            ],
+        );
+        // Control: without the expiry the failed save violates KeyFileCoversDb (step 8 of 8).
+        let control: Vec<&str> = install
+            .iter()
+            .copied()
+            .filter(|a| *a != "ExpireKey(1)")
+            .collect();
+        for seed in 0..4 {
+            let j = regression::<M, R>(Config::Bug, &control, seed);
+            assert_eq!(j.class, Class::BothViolated);
+            assert_eq!(j.mirror, Some((8, "KeyFileCoversDb")));
+        }
+    }
+
     #[test]
     fn recon_om_sync_bug_config_agrees() {
         agree("recon-om-sync", Config::Bug, 1000);
