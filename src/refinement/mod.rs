@@ -807,6 +807,32 @@ pub fn dump(model: &str, config: Config, seed: u64, dir: &Path) -> Option<String
     with_renderer!(model, M, R, len => go::<M, R>(config, seed, len, dir))
 }
 
+/// Behaviour `seed` of `model` under `config`: its logs written into `dir` (kept), their paths, and the
+/// in-process judgement; for running the real binary on the same files.
+pub fn keep(
+    model: &str,
+    config: Config,
+    seed: u64,
+    dir: &Path,
+) -> Option<Result<(Vec<PathBuf>, Judged), String>> {
+    fn go<M: Mirror, R: Render<M>>(
+        config: Config,
+        seed: u64,
+        max_len: usize,
+        dir: &Path,
+    ) -> Result<(Vec<PathBuf>, Judged), String> {
+        let c = constants(M::MODEL, config)?;
+        let mirror = M::new(&c)?;
+        let mut rng = Rng::new(seed);
+        let b = walk(&mirror, &mut rng, max_len, R::weight);
+        let logs = render::<M, R>(&mirror, &c, &b, &mut rng);
+        let paths = logs.write(dir).map_err(|e| e.to_string())?;
+        let said = check_logs(M::MODEL, &logs, &dir.join(".check"))?;
+        Ok((paths, judge(&mirror, &b, &logs, config, said)))
+    }
+    with_renderer!(model, M, R, len => go::<M, R>(config, seed, len, dir))
+}
+
 /// The models that have a renderer.
 pub const MODELS: &[&str] = &[
     "scm-secret-keys",
