@@ -197,7 +197,14 @@ impl Model for ScmFinalization {
             }
             Instance::OtherService => return,
         };
-        if self.reads(e.kind) {
+        // The Raft-server and reload lines only bound a startup or an install; they are no evidence of their
+        // own (a log with only those has no events for this model).
+        if self.reads(e.kind)
+            && !matches!(
+                e.kind,
+                EventKind::ScmRaftServerCreated | EventKind::ScmStateReloaded
+            )
+        {
             self.knowledge.events += 1;
         }
         if life.is_some() {

@@ -296,7 +296,8 @@ impl Model for ScmSecretKeys {
             }
             Instance::OtherService => return,
         };
-        if self.reads(e.kind) {
+        // A checkpoint download only dates the checkpoint's key lists; it is no evidence of its own.
+        if self.reads(e.kind) && e.kind != EventKind::CheckpointDownloaded {
             self.knowledge.events += 1;
         }
         // Crash(s) / Stop(s) / FailSave(s) while the DB is ahead of the key file.
