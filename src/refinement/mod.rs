@@ -31,6 +31,17 @@
 //!
 //! Everything not named is allowed: `inconclusive` with a reason on a behaviour the mirror finds healthy (a
 //! monitor may lack a line it needs), `violated` at a later step after a hidden violation.
+//!
+//! # Walks and runs
+//!
+//! A walk picks a random enabled action name, weighted per model ([`Render::weight`]: crashes and stops
+//! less often, the install steps more), then a random instance of it; walk lengths are per model
+//! (`MAX_LEN` of each renderer). `cargo test` runs 1,000 behaviours per model and config; the long run is
+//! `benches/refinement.sh` (`cargo run --release --example refinement -- --behaviours 100000`), which
+//! prints the [`Table`] and every disagreement's seed. A disagreement becomes a regression test by its
+//! action list ([`replay_actions`]), rendered under a few seeds.
+//!
+//! Each renderer is self-contained in `<model>.rs` and documents its action → lines table.
 
 pub mod dn_finalize_block;
 pub mod recon_om_sync;
