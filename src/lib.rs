@@ -24,6 +24,8 @@ pub mod lsp;
 pub mod model;
 pub mod node;
 pub mod progress;
+#[doc(hidden)]
+pub mod refinement;
 pub mod render;
 pub mod scan;
 pub mod spec;

@@ -44,6 +44,11 @@ struct RebuildDue {
     highest: Option<usize>,
     restart: Option<usize>,
     queued_at_startup: bool,
+    /// Derived tasks whose reprocess completed since the new lineage was installed: their tables are
+    /// rebuilt (the spec's `ReprocessTask(t)` sets `taskLineage[t]`, durably, even if `ReinitDone` never
+    /// comes), and tasks that started one.
+    completed: std::collections::BTreeSet<String>,
+    started: std::collections::BTreeSet<String>,
 }
 
 #[derive(Debug, Default)]
@@ -57,7 +62,13 @@ struct Recon {
     rebuild: Option<RebuildDue>,
     /// Derived tasks started and not completed, for the causal chain.
     running: HashMap<String, usize>,
+    /// Derived tasks from `Registered Task: X` (TASK_STATUS rows, first insert; cursor rows left out): when
+    /// in view, the whole set the rebuild must cover.
+    registered: std::collections::BTreeSet<String>,
 }
+
+/// TASK_STATUS rows that are sync cursors, not derived tasks.
+const CURSOR_ROWS: &[&str] = &["OmDeltaRequest", "OmSnapshotRequest"];
 
 #[derive(Default)]
 pub struct ReconOmSync {
@@ -91,6 +102,7 @@ impl Model for ReconOmSync {
                 | OmServiceProviderStarted
                 | TaskStarted
                 | TaskCompleted
+                | TaskStatusRegistered
         )
     }
 
@@ -161,6 +173,8 @@ impl Model for ReconOmSync {
                                 highest: Some(at),
                                 restart: None,
                                 queued_at_startup: false,
+                                completed: Default::default(),
+                                started: Default::default(),
                             });
                         }
                         Some(_) => self.knowledge.checks += 1,
@@ -176,14 +190,27 @@ impl Model for ReconOmSync {
                     r.highest = Some((n, index));
                 }
             }
+            EventKind::TaskStatusRegistered => {
+                if let Some(t) = e.field("task").and_then(Value::as_str) {
+                    if !CURSOR_ROWS.contains(&t) {
+                        r.registered.insert(t.to_string());
+                    }
+                }
+            }
             EventKind::TaskStarted => {
                 if let Some(t) = e.field("task").and_then(Value::as_str) {
                     r.running.insert(t.to_string(), index);
+                    if let Some(due) = r.rebuild.as_mut() {
+                        due.started.insert(t.to_string());
+                    }
                 }
             }
             EventKind::TaskCompleted => {
                 if let Some(t) = e.field("task").and_then(Value::as_str) {
                     r.running.remove(t);
+                    if let Some(due) = r.rebuild.as_mut() {
+                        due.completed.insert(t.to_string());
+                    }
                 }
             }
             EventKind::ReinitCompleted => {
@@ -205,6 +232,30 @@ impl Model for ReconOmSync {
                     self.knowledge.checks += 1;
                     let r = self.recons.get_mut(&key).expect("present");
                     r.rebuild.as_mut().expect("present").restart = None;
+                    return;
+                }
+                // Which derived tasks are still built from the old lineage: those known (registered, or
+                // started since) that completed no reprocess since it was installed. With none completed,
+                // some task is stale whatever the set is; with every known one completed and the set not
+                // in view, that cannot be told.
+                let known: std::collections::BTreeSet<&String> =
+                    r.registered.iter().chain(&due.started).collect();
+                let stale: Vec<&String> = known
+                    .iter()
+                    .copied()
+                    .filter(|t| !due.completed.contains(*t))
+                    .collect();
+                if !due.completed.is_empty() && stale.is_empty() {
+                    if r.registered.is_empty() {
+                        self.knowledge.unknown(format!(
+                            "Recon {node} restarted after rebuilding {} derived task(s) for a new OM lineage without `Re-initialization of tasks completed successfully.`, and no `Registered Task:` lines show whether those were all of them",
+                            due.completed.len()
+                        ));
+                    } else {
+                        // Every derived task was rebuilt: the tables match the lineage.
+                        self.knowledge.checks += 1;
+                    }
+                    self.recons.get_mut(&key).expect("present").rebuild = None;
                     return;
                 }
                 let mut running: Vec<(String, usize)> =
@@ -379,6 +430,51 @@ mod tests {
         assert_eq!(v.primary, 10);
         // The restart is the STARTUP_MSG after the stop line.
         assert_eq!(v.related.last().unwrap().0, 8);
+    }
+
+    /// Refinement regression (seed 26 of the bug config): every derived task completed its reprocess for the
+    /// new lineage, then Recon restarted before `Re-initialization of tasks completed successfully.`. The
+    /// spec's `ReprocessTask` rebuilt every task's tables, so the restart that queues nothing violates nothing.
+    #[test]
+    fn a_restart_after_every_task_was_rebuilt_is_no_violation() {
+        let registered =
+            |ms: i64, t: &str| ev(TaskStatusRegistered, R, ms, vec![("task", text(t))]);
+        let task = |ms: i64, kind, t: &str| ev(kind, R, ms, vec![("task", text(t))]);
+        let mut events = regression();
+        events.splice(
+            1..1,
+            [
+                registered(50, "NSSummaryTask"),
+                registered(60, "ContainerKeyMapperTask"),
+                registered(70, "OmDeltaRequest"),
+            ],
+        );
+        events.extend([
+            task(2_400, TaskCompleted, "NSSummaryTask"),
+            task(2_500, TaskStarted, "ContainerKeyMapperTask"),
+            task(2_600, TaskCompleted, "ContainerKeyMapperTask"),
+        ]);
+        events.extend(restart_and_serve(10_000, false));
+        let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events.clone())]);
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
+
+        // One task left: still a violation.
+        let mut one_left = events.clone();
+        one_left.retain(|e| {
+            !(e.kind == TaskCompleted
+                && e.field("task").and_then(Value::as_str) == Some("ContainerKeyMapperTask"))
+        });
+        let (_, r) = run("recon-om-sync", vec![daemon("recon", R, one_left)]);
+        assert_eq!(r.verdict, Verdict::Violated);
+
+        // Without the registrations the set of tasks is not in view: inconclusive, with the reason.
+        events.retain(|e| e.kind != TaskStatusRegistered);
+        let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        let reason = r.reason.expect("a reason");
+        assert!(reason.contains("no `Registered Task:` lines"), "{reason}");
     }
 
     #[test]

@@ -73,6 +73,12 @@ struct ScmNode {
     last_finalized: Option<(Version, usize)>,
     /// Last `Initializing version manager ...` of this SCM.
     version_line: Option<usize>,
+    /// A restart read a VERSION file below the DB's version (line, apparent version as printed); the verdict
+    /// waits for the end of startup, where the patched SCM finalizes to the DB's version first.
+    restart_below_db: Option<(usize, String)>,
+    /// `Replaced DB with checkpoint` with neither `New snapshot received with higher apparent version` nor
+    /// `Reloaded SCM state` after it yet: the checkpoint's version is not in view.
+    install_open: Option<usize>,
 }
 
 #[derive(Default)]
@@ -139,6 +145,24 @@ impl ScmFinalization {
     }
 }
 
+impl ScmFinalization {
+    /// The end of a startup that read a VERSION file below the DB's version and did not finalize: the SCM
+    /// runs pre-finalized, a violation at its version line.
+    fn settle_restart(&mut self, node: &Arc<str>, key: u32, out: &mut Vec<Violation>) {
+        let Some(n) = self.nodes.get(&key) else {
+            return;
+        };
+        let Some((line, apparent)) = n.restart_below_db.clone() else {
+            return;
+        };
+        let v = self.version_file_violation(node, n, line, &apparent);
+        out.push(v);
+        let n = self.nodes.get_mut(&key).expect("present");
+        n.restart_below_db = None;
+        n.db_ahead = None;
+    }
+}
+
 impl Model for ScmFinalization {
     fn about(&self) -> &'static About {
         &ABOUT
@@ -153,6 +177,8 @@ impl Model for ScmFinalization {
                 | VersionFinalized
                 | VersionManagerInitialized
                 | DatanodeFenced
+                | ScmRaftServerCreated
+                | ScmStateReloaded
         )
     }
 
@@ -175,8 +201,28 @@ impl Model for ScmFinalization {
             }
             Instance::OtherService => return,
         };
-        if self.reads(e.kind) {
+        // The Raft-server and reload lines only bound a startup or an install; they are no evidence of their
+        // own (a log with only those has no events for this model).
+        if self.reads(e.kind)
+            && !matches!(
+                e.kind,
+                EventKind::ScmRaftServerCreated | EventKind::ScmStateReloaded
+            )
+        {
             self.knowledge.events += 1;
+        }
+        if life.is_some() {
+            // The startup that read the VERSION file ended (stop or new start) without finalizing.
+            self.settle_restart(node, key, out);
+        }
+        if let Some(LifeStep::Started { .. }) = life {
+            if let Some(n) = self.nodes.get_mut(&key) {
+                if n.install_open.take().is_some() {
+                    self.knowledge.unknown(format!(
+                        "SCM {node} restarted after replacing its DB with a checkpoint whose apparent version no line shows (no `New snapshot received with higher apparent version` or `Reloaded SCM state` before the restart), so VersionFileCoversDb cannot be checked for that restart"
+                    ));
+                }
+            }
         }
         if let Some(step) = life {
             if let Some(n) = self.nodes.get_mut(&key).filter(|n| n.db_ahead.is_some()) {
@@ -193,10 +239,17 @@ impl Model for ScmFinalization {
             EventKind::CheckpointInstalled => {
                 let n = self.nodes.entry(key).or_default();
                 n.replaced = Some(index);
+                n.install_open = Some(index);
+            }
+            EventKind::ScmStateReloaded => {
+                if let Some(n) = self.nodes.get_mut(&key) {
+                    n.install_open = None;
+                }
             }
             EventKind::SnapshotVersionHigher => {
                 let n = self.nodes.entry(key).or_default();
                 if n.replaced.is_some() {
+                    n.install_open = None;
                     if let Some(v) = version(e, "version") {
                         n.db_ahead = Some((v, index));
                         n.down = None;
@@ -232,7 +285,9 @@ impl Model for ScmFinalization {
                     .as_ref()
                     .is_some_and(|(target, _)| v.number >= target.number)
                 {
-                    n.db_ahead = None; // FinalizeFromSnapshot(s) reached the DB's version
+                    // FinalizeFromSnapshot(s) reached the DB's version, or the patched startup did.
+                    n.db_ahead = None;
+                    n.restart_below_db = None;
                     self.knowledge.checks += 1;
                 }
                 n.last_finalized = Some((v.clone(), index));
@@ -251,23 +306,18 @@ impl Model for ScmFinalization {
                 };
                 let n = self.nodes.entry(key).or_default();
                 n.version_line = Some(index);
-                // Restart(s): the VERSION file is read; it must cover the DB.
-                if let Some((target, _)) = &n.db_ahead {
-                    if a.number < target.number {
-                        let v = self.version_file_violation(
-                            node,
-                            self.nodes.get(&key).expect("present"),
-                            index,
-                            &format!("{} ({})", a.name, a.number),
-                        );
-                        out.push(v);
+                // Restart(s): the VERSION file is read; it must cover the DB by the end of startup (the
+                // patched SCM finalizes to the DB's version before its Raft server starts).
+                if let Some(target) = n.db_ahead.as_ref().map(|(t, _)| t.number) {
+                    if a.number < target {
+                        n.restart_below_db = Some((index, format!("{} ({})", a.name, a.number)));
                     } else {
                         self.knowledge.checks += 1;
+                        n.db_ahead = None;
                     }
-                    let n = self.nodes.get_mut(&key).expect("present");
-                    n.db_ahead = None;
                 }
             }
+            EventKind::ScmRaftServerCreated => self.settle_restart(node, key, out),
             EventKind::DatanodeFenced => {
                 let (Some(dn_v), Some(scm_v)) =
                     (version(e, "datanode_version"), version(e, "scm_version"))
@@ -347,7 +397,19 @@ impl Model for ScmFinalization {
         }
     }
 
-    fn finish(&mut self, _cx: &Ctx, _out: &mut Vec<Violation>) {
+    fn finish(&mut self, cx: &Ctx, out: &mut Vec<Violation>) {
+        // Logs that end right after the version line: no finalization followed it.
+        let mut pending: Vec<u32> = self
+            .nodes
+            .iter()
+            .filter(|(_, n)| n.restart_below_db.is_some())
+            .map(|(k, _)| *k)
+            .collect();
+        pending.sort_unstable();
+        for key in pending {
+            let node = cx.timeline.node_names[key as usize].clone();
+            self.settle_restart(&node, key, out);
+        }
         if self.nodes.values().any(|n| n.db_ahead.is_some()) {
             self.knowledge.unknown(
                 "an SCM's logs end while its DB is ahead of its VERSION file (no restart in view)",
@@ -482,6 +544,33 @@ mod tests {
             v.message
         );
         assert!(v.message.contains("ZDU (100)"), "{}", v.message);
+    }
+
+    /// Refinement regression (seed 745 of the fixed config): the patched startup reads the pre-finalized
+    /// VERSION file, then finalizes to the DB's version before its Raft server starts. No violation; and the
+    /// same restart without that finalization is one, at the version line, decided when the server starts.
+    #[test]
+    fn a_patched_restart_that_finalizes_to_the_db_version_is_no_violation() {
+        let raft = |ms: i64| {
+            ev(
+                ScmRaftServerCreated,
+                "scm3",
+                ms,
+                vec![("scm_id", text("c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e83"))],
+            )
+        };
+        let mut patched = install_and_restart(None);
+        patched.extend([finalized("scm3", 5_200, ("ZDU", 100)), raft(5_300)]);
+        let (_, r) = run("scm-finalization", vec![daemon("scm", "scm3", patched)]);
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
+
+        let mut unpatched = install_and_restart(None);
+        unpatched.push(raft(5_300));
+        let (_, r) = run("scm-finalization", vec![daemon("scm", "scm3", unpatched)]);
+        assert_eq!(r.verdict, Verdict::Violated);
+        assert_eq!(r.violations.len(), 1);
+        assert_eq!(r.violations[0].primary, 7);
     }
 
     #[test]

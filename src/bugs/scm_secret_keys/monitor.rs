@@ -73,6 +73,7 @@ struct ScmNode {
 struct KnownKey {
     expires: Option<Timestamp>,
     last_seen: usize,
+    first_seen: usize,
 }
 
 #[derive(Default)]
@@ -82,6 +83,16 @@ pub struct ScmSecretKeys {
     inferred_utc_offset: Option<i64>,
     nodes: HashMap<u32, ScmNode>,
     known: HashMap<String, KnownKey>,
+    /// The newest key generated in view (`A new key is generated` / `rotation ... new key generated`): every
+    /// updateKeys entry appended after it holds it, but a stale reload, so an applied list without it is an
+    /// older entry a lagging SCM replays, not the cluster's current list.
+    newest: Option<String>,
+    /// Per SCM, the key ids of its last `Saved [...] to file` (its key file, which survives restarts).
+    key_file: HashMap<u32, Vec<String>>,
+    /// Per SCM, its last `Downloaded checkpoint from Leader X` line and X: the checkpoint is X's DB then.
+    downloaded: HashMap<u32, (usize, String)>,
+    /// Per key id, the (SCM, line) of each `Updating keys with [...]` that applied it.
+    applied: HashMap<String, Vec<(u32, usize)>>,
     knowledge: Knowledge,
     /// The observer's witness half (for `export`), fed by the same pass.
     table: super::witness::Table,
@@ -269,6 +280,7 @@ impl Model for ScmSecretKeys {
                 | SecretKeyRotated
                 | SecretKeysLoaded
                 | CurrentSecretKeyUpdated
+                | CheckpointDownloaded
         )
     }
 
@@ -290,7 +302,8 @@ impl Model for ScmSecretKeys {
             }
             Instance::OtherService => return,
         };
-        if self.reads(e.kind) {
+        // A checkpoint download only dates the checkpoint's key lists; it is no evidence of its own.
+        if self.reads(e.kind) && e.kind != EventKind::CheckpointDownloaded {
             self.knowledge.events += 1;
         }
         // Crash(s) / Stop(s) / FailSave(s) while the DB is ahead of the key file.
@@ -306,10 +319,72 @@ impl Model for ScmSecretKeys {
             };
             if let (true, Some(crashed)) = (swapped, stopped) {
                 let n = self.nodes.remove(&key).expect("present");
-                out.push(self.key_file_covers_db_violated(cx, node, &n, index, crashed));
+                // The key file may already hold every key the leader sent (this SCM applied them before
+                // it fell behind): then the DB's keys are likely covered, and no line tells otherwise.
+                let fetched: Vec<String> = n
+                    .fetched
+                    .and_then(|f| key_list(&cx.timeline.events[f]))
+                    .map(|ks| ks.iter().map(|k| k.id.clone()).collect())
+                    .unwrap_or_default();
+                // The keys the DB's list may hold: those the leader sent, surely unexpired now, and known
+                // before the checkpoint was downloaded (a later rotation is not in the checkpoint).
+                let now = e.time.filter(|t| t.has_date).map(|t| {
+                    match cx.timeline.utc_offset_ms.or(self.inferred_utc_offset) {
+                        Some(offset) => (t.millis - offset, 0),
+                        None => (t.millis, MAX_UTC_OFFSET_MS),
+                    }
+                });
+                // The checkpoint holds the key lists the leader had applied when it was downloaded.
+                let downloaded = self.downloaded.get(&key).map(|(at, leader)| {
+                    let lk = cx
+                        .timeline
+                        .node_names
+                        .iter()
+                        .position(|n| **n == **leader)
+                        .map(|k| k as u32);
+                    (*at, lk)
+                });
+                let in_checkpoint = |id: &String| match downloaded {
+                    None => true,
+                    Some((at, Some(lk))) => self
+                        .applied
+                        .get(id)
+                        .is_some_and(|v| v.iter().any(|(n, i)| *n == lk && *i < at)),
+                    Some((at, None)) => self.known.get(id).is_none_or(|k| k.first_seen < at),
+                };
+                let unexpired =
+                    |id: &String| match (self.known.get(id).and_then(|k| k.expires), now) {
+                        (Some(x), Some((now, slack))) => x.millis > now + slack,
+                        _ => true,
+                    };
+                let live: Vec<&String> = fetched.iter().filter(|id| unexpired(id)).collect();
+                let file = self.key_file.get(&key);
+                let missing: Vec<&&String> = live
+                    .iter()
+                    .filter(|id| !file.is_some_and(|f| f.contains(id)))
+                    .filter(|id| in_checkpoint(id))
+                    .collect();
+                if !missing.is_empty() {
+                    out.push(self.key_file_covers_db_violated(cx, node, &n, index, crashed));
+                } else if live.is_empty() {
+                    // Every key the leader sent has expired: the key file has nothing left to cover.
+                    self.knowledge.checks += 1;
+                } else {
+                    self.knowledge.unknown(format!(
+                        "SCM {node} stopped between `Replaced DB with checkpoint` and the key save, but its key file already held every unexpired key the leader sent that predates the checkpoint; the checkpoint's own key list is not logged"
+                    ));
+                }
             }
         }
         match e.kind {
+            EventKind::CheckpointDownloaded => {
+                let leader = e
+                    .field("leader")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                self.downloaded.insert(key, (index, leader));
+            }
             EventKind::SecretKeysFetched => {
                 let n = self.nodes.entry(key).or_default();
                 *n = ScmNode {
@@ -338,14 +413,16 @@ impl Model for ScmSecretKeys {
                     n.reinitializing = Some(index);
                 }
             }
+            // SaveKeys(s): unpatched after the swap, the key file covers the DB again; patched (HDDS-16923)
+            // before it, so the swap that follows leaves nothing to cover.
             EventKind::SecretKeysSaved
                 if self
                     .nodes
                     .get(&key)
-                    .is_some_and(|n| n.install == Install::Swapped) =>
+                    .is_some_and(|n| matches!(n.install, Install::Swapped | Install::Fetched)) =>
             {
                 self.nodes.remove(&key);
-                self.knowledge.checks += 1; // SaveKeys(s): the key file covers the DB again
+                self.knowledge.checks += 1;
             }
             _ => {}
         }
@@ -368,6 +445,26 @@ impl Model for ScmSecretKeys {
                 }
             }
         }
+        if matches!(
+            e.kind,
+            EventKind::SecretKeyGenerated | EventKind::SecretKeyRotated
+        ) {
+            if let Some(Value::SecretKey(k)) = e.field("key") {
+                self.newest = Some(k.id.clone());
+            }
+        }
+        if let (EventKind::SecretKeysUpdated, Some(keys)) = (e.kind, key_list(e)) {
+            for k in keys {
+                self.applied
+                    .entry(k.id.clone())
+                    .or_default()
+                    .push((key, index));
+            }
+        }
+        if let (EventKind::SecretKeysSaved, Some(keys)) = (e.kind, key_list(e)) {
+            self.key_file
+                .insert(key, keys.iter().map(|k| k.id.clone()).collect());
+        }
         if let Some(keys) = key_list(e) {
             // BecomeLeader(s) with empty memory: the keys it starts from can only be judged against a key
             // history in view. With none, the SCMs must all have started in view (a new cluster).
@@ -389,12 +486,18 @@ impl Model for ScmSecretKeys {
                     ));
                 }
             }
+            let older_entry = e.kind == EventKind::SecretKeysUpdated
+                && self
+                    .newest
+                    .as_ref()
+                    .is_some_and(|n| !keys.iter().any(|k| &k.id == n));
             if matches!(
                 e.kind,
                 EventKind::SecretKeysUpdated
                     | EventKind::SecretKeysReloaded
                     | EventKind::SecretKeyGenerated
-            ) {
+            ) && !older_entry
+            {
                 self.check_key_set(cx, index, e, node, keys, out);
             }
             for key in keys {
@@ -409,6 +512,7 @@ impl Model for ScmSecretKeys {
                             KnownKey {
                                 expires: key.expires,
                                 last_seen: index,
+                                first_seen: index,
                             },
                         );
                     }

@@ -1,0 +1,60 @@
+//! The long run of the refinement test (`src/refinement`): random behaviours of each mirror, rendered as
+//! Ozone logs and checked; prints the agreement table and every disagreement's seed.
+//!
+//! `cargo run --release --example refinement -- --behaviours 100000 [--model M] [--seed BASE]`
+//! `cargo run --release --example refinement -- --model M --dump SEED [--fixed] DIR` writes one behaviour's logs.
+
+use ozone_conform::refinement::{self, Config, Table};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut n = 100_000usize;
+    let mut models: Vec<String> = Vec::new();
+    let mut base = 0u64;
+    let mut dump: Option<u64> = None;
+    let mut fixed = false;
+    let mut dir = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut val = || {
+            it.next()
+                .cloned()
+                .unwrap_or_else(|| panic!("{a} needs a value"))
+        };
+        match a.as_str() {
+            "--behaviours" => n = val().parse().expect("--behaviours N"),
+            "--model" => models.push(val()),
+            "--seed" => base = val().parse().expect("--seed N"),
+            "--dump" => dump = Some(val().parse().expect("--dump SEED")),
+            "--fixed" => fixed = true,
+            d => dir = Some(d.to_string()),
+        }
+    }
+    if models.is_empty() {
+        models = refinement::MODELS.iter().map(|m| m.to_string()).collect();
+    }
+    if let Some(seed) = dump {
+        let config = if fixed { Config::Fixed } else { Config::Bug };
+        let dir = dir.expect("--dump SEED DIR");
+        for m in &models {
+            let out = refinement::dump(m, config, seed, std::path::Path::new(&dir))
+                .expect("a model with a renderer");
+            println!("{out}");
+        }
+        return;
+    }
+    println!("{}", Table::header());
+    let mut failed = false;
+    for m in &models {
+        for config in [Config::Bug, Config::Fixed] {
+            let start = std::time::Instant::now();
+            let t = refinement::run_model(m, config, n, base).expect("a model with a renderer");
+            println!("{} ({:.1} s)", t.row(), start.elapsed().as_secs_f64());
+            for (seed, d) in &t.disagreements {
+                failed = true;
+                eprintln!("{m} {:?} seed {seed}: {d}", config);
+            }
+        }
+    }
+    std::process::exit(i32::from(failed));
+}

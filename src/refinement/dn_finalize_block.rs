@@ -1,0 +1,269 @@
+//! `dn-finalize-block`: the inverse of [`crate::spec::witness::dn_finalize_block`], printing each step of
+//! `DnFinalizeBlock` as datanode lines (`ozone-hadoop-datanode-dnN.log`, BlockManagerImpl at DEBUG, as the
+//! witness table needs).
+//!
+//! | action | lines |
+//! |---|---|
+//! | `ApplyFinalizeBlock(d)` | `Finalized Block request received B ` then `Block has been finalized B ` |
+//! | `ApplyPutBlock(d)` | DEBUG `Block B successfully committed with bcsId N chunk size K` (N = the Raft index) |
+//! | `StreamPutBlock(d)` | the same commit line (bcsId = d's last applied index, the stream path has none of its own) |
+//! | `RejectPutBlock(d)`, `RejectStreamPutBlock(d)` | WARN `Operation: PutBlock , ... Result: BLOCK_ALREADY_FINALIZED ...` |
+//! | `Stop(d)` | `RECEIVED SIGNAL 15: SIGTERM`, the stop lines, `SHUTDOWN_MSG` |
+//! | `Restart(d)` | `STARTUP_MSG` banner, signal handlers, `HddsDatanodeService <uuid>(...)`, `Setting the last applied index` |
+//! | `StartPutBlock`, `AppendPutBlock`, `FinalizeBlock`, `StreamWrite`, `Crash(d)` | nothing (hidden) |
+
+use super::{host_of, shutdown_banner, startup_banner, Logs, Render, Rng};
+use crate::spec::dn_finalize_block::{DnFinalizeBlock, State};
+use crate::spec::{Constants, Step};
+
+/// Walk length: long enough to append, finalize and apply on several datanodes.
+pub const MAX_LEN: usize = 40;
+
+const KVH: &str = "org.apache.hadoop.ozone.container.keyvalue.KeyValueHandler";
+const BMI: &str = "org.apache.hadoop.ozone.container.keyvalue.impl.BlockManagerImpl";
+const CSM: &str =
+    "org.apache.hadoop.ozone.container.common.transport.server.ratis.ContainerStateMachine";
+const HDS: &str = "org.apache.hadoop.ozone.HddsDatanodeService";
+
+struct Dn {
+    value: String,
+    host: String,
+    ip: String,
+    uuid: String,
+    file: usize,
+}
+
+pub struct Renderer {
+    dns: Vec<Dn>,
+    pipeline: String,
+    group: String,
+    container: u64,
+    local: u64,
+    /// Raft index of log entry 1.
+    index_base: u64,
+}
+
+impl Renderer {
+    fn dn(&self, step: &Step<State>) -> usize {
+        let v = step.params[0].to_string();
+        self.dns
+            .iter()
+            .position(|d| d.value == v)
+            .expect("a datanode of the constants")
+    }
+
+    fn block(&self, bcs: u64) -> String {
+        format!(
+            "conID: {} locID: {} bcsId: {bcs} replicaIndex: null",
+            self.container, self.local
+        )
+    }
+
+    fn op_thread(&self, d: usize) -> String {
+        format!("{}-ContainerOp-{}-0", self.dns[d].uuid, self.pipeline)
+    }
+
+    fn start_lines(&self, d: usize, logs: &mut Logs, applied: Option<u64>) {
+        let n = &self.dns[d];
+        logs.record(
+            n.file,
+            "main",
+            "INFO",
+            HDS,
+            &startup_banner(
+                "HddsDatanodeService",
+                &n.host,
+                &n.ip,
+                "hdds.container.ratis.datastream.enabled=false, ozone.fs.hsync.enabled=true",
+            ),
+        );
+        logs.record(
+            n.file,
+            "main",
+            "INFO",
+            HDS,
+            "registered UNIX signal handlers for [SIGHUP, SIGINT, SIGTERM]",
+        );
+        logs.record(
+            n.file,
+            "main",
+            "INFO",
+            HDS,
+            &format!("HddsDatanodeService {}({}/{})", n.uuid, n.host, n.ip),
+        );
+        let msg = match applied {
+            Some(i) => format!(
+                "{}: Setting the last applied index to (t:1, i:{i})",
+                self.group
+            ),
+            None => format!(
+                "{}: The snapshot info is null. Setting the last applied index to:<INITIAL_VALUE>",
+                self.group
+            ),
+        };
+        logs.record(
+            n.file,
+            &format!("{}-impl-thread1", n.uuid),
+            "INFO",
+            CSM,
+            &msg,
+        );
+    }
+}
+
+impl Render<DnFinalizeBlock> for Renderer {
+    fn start(
+        _m: &DnFinalizeBlock,
+        constants: &Constants,
+        _init: &State,
+        rng: &mut Rng,
+        logs: &mut Logs,
+    ) -> Self {
+        let values =
+            crate::spec::constants::model_values(constants, "Datanodes").expect("Datanodes");
+        let leader = crate::spec::constants::model_value(constants, "Leader").expect("Leader");
+        let dns: Vec<Dn> = values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let host = host_of(&crate::tla::value::TlaValue::model(v.as_str()), "dn");
+                Dn {
+                    value: v.clone(),
+                    file: logs.file(&format!("ozone-hadoop-datanode-{host}.log")),
+                    host,
+                    ip: format!("172.18.0.{}", 7 + i),
+                    uuid: rng.uuid(),
+                }
+            })
+            .collect();
+        let pipeline = rng.uuid();
+        let group = format!(
+            "group-{}",
+            pipeline[pipeline.len() - 12..].to_ascii_uppercase()
+        );
+        let r = Renderer {
+            dns,
+            group,
+            pipeline,
+            container: rng.range(1, 40) as u64,
+            local: 113_750_153_625_600_000 + rng.below(1000),
+            index_base: rng.range(1, 30) as u64,
+        };
+        for d in 0..r.dns.len() {
+            r.start_lines(d, logs, None);
+        }
+        // The pipeline's leader is elected: the witness reads `Leader` from this line.
+        if let Some(l) = r.dns.iter().position(|d| d.value == leader) {
+            let n = &r.dns[l];
+            logs.record(
+                n.file,
+                &format!("{}@{}-LeaderElection1", n.uuid, r.group),
+                "INFO",
+                "org.apache.ratis.server.RaftServer$Division",
+                &format!(
+                    "{}@{}: changes role from CANDIDATE to LEADER at term 1 for changeToLeader",
+                    n.uuid, r.group
+                ),
+            );
+        }
+        r
+    }
+
+    fn step(
+        &mut self,
+        _m: &DnFinalizeBlock,
+        before: &State,
+        step: &Step<State>,
+        _rng: &mut Rng,
+        logs: &mut Logs,
+    ) {
+        let after = &step.next;
+        match step.action {
+            "ApplyFinalizeBlock" => {
+                let d = self.dn(step);
+                let t = self.op_thread(d);
+                let f = self.dns[d].file;
+                logs.record(
+                    f,
+                    &t,
+                    "INFO",
+                    KVH,
+                    &format!("Finalized Block request received {} ", self.block(0)),
+                );
+                logs.record(
+                    f,
+                    &t,
+                    "INFO",
+                    KVH,
+                    &format!("Block has been finalized {} ", self.block(0)),
+                );
+            }
+            "ApplyPutBlock" | "StreamPutBlock" => {
+                let d = self.dn(step);
+                let bcs = self.index_base + u64::from(after.applied[d]);
+                let t = self.op_thread(d);
+                logs.record(
+                    self.dns[d].file,
+                    &t,
+                    "DEBUG",
+                    BMI,
+                    &format!(
+                        "Block {} successfully committed with bcsId {bcs} chunk size {}",
+                        self.block(bcs),
+                        after.committed_len[d]
+                    ),
+                );
+            }
+            "RejectPutBlock" | "RejectStreamPutBlock" => {
+                let d = self.dn(step);
+                let t = self.op_thread(d);
+                logs.record(
+                    self.dns[d].file,
+                    &t,
+                    "WARN",
+                    KVH,
+                    "Operation: PutBlock , Trace ID:  , Message: Block already finalized , Result: BLOCK_ALREADY_FINALIZED , StorageContainerException Occurred.",
+                );
+            }
+            "Stop" => {
+                let d = self.dn(step);
+                let n = &self.dns[d];
+                logs.record(
+                    n.file,
+                    "SIGTERM handler",
+                    "ERROR",
+                    HDS,
+                    "RECEIVED SIGNAL 15: SIGTERM",
+                );
+                logs.record(
+                    n.file,
+                    "shutdown-hook-0",
+                    "INFO",
+                    "org.apache.hadoop.ozone.container.ozoneimpl.OzoneContainer",
+                    "Attempting to stop container services.",
+                );
+                logs.record(
+                    n.file,
+                    "shutdown-hook-0",
+                    "INFO",
+                    "org.apache.hadoop.ozone.container.common.statemachine.DatanodeStateMachine",
+                    "Ozone container server stopped.",
+                );
+                logs.record(
+                    n.file,
+                    "shutdown-hook-0",
+                    "INFO",
+                    HDS,
+                    &shutdown_banner("HddsDatanodeService", &n.host, &n.ip),
+                );
+            }
+            "Restart" => {
+                let d = self.dn(step);
+                let applied = u64::from(before.applied[d]);
+                self.start_lines(d, logs, (applied > 0).then_some(self.index_base + applied));
+            }
+            // Hidden: StartPutBlock, AppendPutBlock, FinalizeBlock, StreamWrite, Crash.
+            _ => {}
+        }
+    }
+}

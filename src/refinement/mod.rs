@@ -1,0 +1,1160 @@
+//! The refinement test: `check` agrees with the TLC-checked mirrors of [`crate::spec`].
+//!
+//! A behaviour is a seeded random walk of a mirror ([`walk`]) under one of its shipped configs. A renderer per
+//! model (the inverse of the model's witness table in [`crate::spec::witness`]) prints each step as the real
+//! Ozone lines that witness it, in the daemon RFA layout of `tests/fixtures/scenarios/<model>/*/`: one file per
+//! node, an 11-line `STARTUP_MSG` banner per start, timestamps moving forward. Hidden actions print nothing; a
+//! crash prints nothing, and the restart that follows it prints a new banner. `check` then runs on those files
+//! (the real input resolution, embedded grammar and merge), and [`judge`] compares its report with the mirror.
+//!
+//! # The rule, per behaviour
+//!
+//! State 0 is the initial state; state `k` follows step `k`. The mirror's *first violation* is the first state
+//! `k` that violates some invariant; step `k` is *witnessed* when its renderer printed lines for it. The walk
+//! stops at the first violation plus a short random tail (0–3 steps), so a violation at a hidden step can still
+//! be followed by witnessed ones. Lines are printed per step; the step of a `check` violation is the step whose
+//! lines hold its primary line.
+//!
+//! 1. **Soundness.** Every violation `check` reports (all of them, not just the first) names an invariant that
+//!    the state after the step of its primary line violates. A primary line outside every step's lines (a
+//!    banner of the initial start) is a disagreement.
+//! 2. **Completeness.** If the first violation is at a witnessed step `k`, `check` does not say `conforms`;
+//!    if it says `violated`, its first violation is at step `k` (an invariant state `k` violates), or at a
+//!    later step (sound by rule 1) with a reason naming what it could not see at step `k` (a crash before
+//!    the line that shows a checkpoint's version, say). If it says `inconclusive`, its reason must be
+//!    non-empty (it names what was not in view).
+//!    A first violation at a *hidden* step leaves nothing at that step to point at: only soundness applies
+//!    (a later witnessed step that `check` flags must itself be a violating state); the table counts these
+//!    behaviours apart.
+//! 3. **Fixed config.** Under the fixed constants the mirror never violates an invariant (TLC checked it) and
+//!    `check` never reports a violation.
+//!
+//! Everything not named is allowed: `inconclusive` with a reason on a behaviour the mirror finds healthy (a
+//! monitor may lack a line it needs), `violated` at a later step after a hidden violation.
+//!
+//! # Walks and runs
+//!
+//! A walk picks a random enabled action name, weighted per model ([`Render::weight`]: crashes and stops
+//! less often, the install steps more), then a random instance of it; walk lengths are per model
+//! (`MAX_LEN` of each renderer). `cargo test` runs 1,000 behaviours per model and config; the long run is
+//! `benches/refinement.sh` (`cargo run --release --example refinement -- --behaviours 100000`), which
+//! prints the [`Table`] and every disagreement's seed. A disagreement becomes a regression test by its
+//! action list ([`replay_actions`]), rendered under a few seeds.
+//!
+//! Each renderer is self-contained in `<model>.rs` and documents its action → lines table.
+
+pub mod dn_finalize_block;
+pub mod recon_om_sync;
+pub mod scm_finalization;
+pub mod scm_secret_keys;
+
+use crate::check::replay;
+use crate::model::Verdict;
+use crate::spec::{Constants, Mirror, Step};
+use crate::tla::value::TlaValue;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// SplitMix64: a small seeded generator, so that a seed names one behaviour on every platform.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+    /// Uniform in `lo..=hi`.
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+    /// A random version-4 UUID.
+    pub fn uuid(&mut self) -> String {
+        let a = self.next_u64();
+        let b = self.next_u64();
+        format!(
+            "{:08x}-{:04x}-4{:03x}-{:x}{:03x}-{:012x}",
+            a >> 32,
+            (a >> 16) & 0xffff,
+            a & 0xfff,
+            8 + (b >> 62),
+            (b >> 48) & 0xfff,
+            b & 0xffff_ffff_ffff
+        )
+    }
+}
+
+/// One behaviour of a mirror: the initial state and the steps taken.
+#[derive(Debug, Clone)]
+pub struct Behaviour<S> {
+    pub init: S,
+    pub steps: Vec<Step<S>>,
+}
+
+impl<S> Behaviour<S> {
+    /// State `k` (0 = initial).
+    pub fn state(&self, k: usize) -> &S {
+        if k == 0 {
+            &self.init
+        } else {
+            &self.steps[k - 1].next
+        }
+    }
+    /// The actions, as `Name(p1, p2)`, for a regression test or a disagreement report.
+    pub fn actions(&self) -> Vec<String> {
+        self.steps.iter().map(|s| action_text(s)).collect()
+    }
+}
+
+fn action_text<S>(s: &Step<S>) -> String {
+    if s.params.is_empty() {
+        s.action.to_string()
+    } else {
+        let p: Vec<String> = s.params.iter().map(|v| v.to_string()).collect();
+        format!("{}({})", s.action, p.join(", "))
+    }
+}
+
+/// A random walk of at most `max_len` steps: a random initial state, then a random successor at each step
+/// (a random enabled action, then a random instance of it),
+/// stopping at a deadlock or at the first violating state plus a tail of 0–3 steps.
+///
+/// `weight` weighs the action names (see [`Render::weight`]).
+pub fn walk<M: Mirror>(
+    mirror: &M,
+    rng: &mut Rng,
+    max_len: usize,
+    weight: fn(&str) -> u64,
+) -> Behaviour<M::State> {
+    let inits = mirror.init();
+    let init = inits[rng.below(inits.len() as u64) as usize].clone();
+    let mut b = Behaviour {
+        init,
+        steps: Vec::new(),
+    };
+    let mut stop_at = max_len;
+    if mirror.first_violated(&b.init).is_some() {
+        return b;
+    }
+    while b.steps.len() < stop_at {
+        let mut next = mirror.next(b.state(b.steps.len()));
+        if next.is_empty() {
+            break;
+        }
+        // Uniform over the enabled actions by name, then over their instances: per-node actions would
+        // otherwise crowd out the few global ones that the bugs need.
+        let mut names: Vec<&'static str> = next.iter().map(|s| s.action).collect();
+        names.dedup();
+        names.sort_unstable();
+        names.dedup();
+        let total: u64 = names.iter().map(|n| weight(n).max(1)).sum();
+        let mut pick = rng.below(total);
+        let name = *names
+            .iter()
+            .find(|n| {
+                let w = weight(n).max(1);
+                let hit = pick < w;
+                pick = pick.saturating_sub(w);
+                hit
+            })
+            .expect("a name below the total");
+        let of: Vec<usize> = (0..next.len())
+            .filter(|&i| next[i].action == name)
+            .collect();
+        let i = of[rng.below(of.len() as u64) as usize];
+        let step = next.swap_remove(i);
+        let violated = mirror.first_violated(&step.next).is_some();
+        b.steps.push(step);
+        if violated && stop_at == max_len {
+            stop_at = b.steps.len() + rng.below(4) as usize;
+        }
+    }
+    b
+}
+
+/// The behaviour that follows these actions (as [`Behaviour::actions`] prints them) from the first initial
+/// state; for regression tests. An error names the first action that is not enabled.
+pub fn replay_actions<M: Mirror>(
+    mirror: &M,
+    actions: &[&str],
+) -> Result<Behaviour<M::State>, String> {
+    let mut b = Behaviour {
+        init: mirror.init().remove(0),
+        steps: Vec::new(),
+    };
+    for (k, a) in actions.iter().enumerate() {
+        let step = mirror
+            .next(b.state(b.steps.len()))
+            .into_iter()
+            .find(|s| action_text(s) == *a)
+            .ok_or_else(|| format!("step {}: `{a}` is not enabled", k + 1))?;
+        b.steps.push(step);
+    }
+    Ok(b)
+}
+
+/// 2026-08-23 11:00:00,000 in milliseconds since the epoch: where every rendered clock starts.
+pub const BASE_MS: i64 = 1_787_482_800_000;
+
+/// One minute per step.
+const STEP_MS: i64 = 60_000;
+
+/// One daemon log file being written.
+#[derive(Debug, Default, Clone)]
+pub struct LogFile {
+    pub name: String,
+    pub text: String,
+    /// Physical lines written so far.
+    pub lines: u64,
+}
+
+/// The rendered logs of one behaviour, and which step printed which record.
+#[derive(Debug, Default)]
+pub struct Logs {
+    pub files: Vec<LogFile>,
+    /// Milliseconds since [`BASE_MS`]: one clock for all nodes, moving forward only.
+    now: i64,
+    /// The step being printed (0 = the initial starts).
+    step: usize,
+    /// (file, first physical line of a record) → step.
+    owner: HashMap<(usize, u64), usize>,
+    /// Records printed per step.
+    printed: Vec<usize>,
+}
+
+impl Logs {
+    /// The index of the file named `name`, created empty on first use.
+    pub fn file(&mut self, name: &str) -> usize {
+        if let Some(i) = self.files.iter().position(|f| f.name == name) {
+            return i;
+        }
+        self.files.push(LogFile {
+            name: name.to_string(),
+            ..LogFile::default()
+        });
+        self.files.len() - 1
+    }
+
+    /// Moves the clock forward.
+    pub fn advance(&mut self, ms: i64) {
+        self.now += ms.max(1);
+    }
+
+    /// Starts the lines of step `k`, at [`Logs::step_start`] unless earlier steps ran past it: steps are far
+    /// apart in time, so their order across nodes is certain.
+    fn begin_step(&mut self, k: usize) {
+        self.step = k;
+        if self.printed.len() <= k {
+            self.printed.resize(k + 1, 0);
+        }
+        self.now = (self.now + 3_000).max(k as i64 * STEP_MS);
+    }
+
+    /// Milliseconds since the epoch at which step `k`'s lines start (a step prints far fewer than
+    /// `STEP_MS / 3` records), so a renderer can place an instant between two steps before printing them.
+    pub fn step_start(k: usize) -> i64 {
+        BASE_MS + k as i64 * STEP_MS
+    }
+
+    /// One record `%d{ISO8601} [%t] %p %c: %m%n`; `message` may hold newlines (a banner, a stack trace).
+    pub fn record(&mut self, file: usize, thread: &str, level: &str, logger: &str, message: &str) {
+        self.advance(3);
+        let f = &mut self.files[file];
+        let first = f.lines + 1;
+        let _ = writeln!(
+            f.text,
+            "{} [{thread}] {level} {logger}: {message}",
+            ts_text(BASE_MS + self.now)
+        );
+        f.lines += 1 + message.matches('\n').count() as u64;
+        self.owner.insert((file, first), self.step);
+        self.printed[self.step] += 1;
+    }
+
+    /// Did step `k` print anything?
+    pub fn printed(&self, k: usize) -> bool {
+        self.printed.get(k).is_some_and(|n| *n > 0)
+    }
+
+    /// The step whose records hold line `line` of file `name`.
+    pub fn step_of(&self, name: &str, line: u64) -> Option<usize> {
+        let f = self.files.iter().position(|f| f.name == name)?;
+        self.owner.get(&(f, line)).copied()
+    }
+
+    /// Writes every file into `dir`; their paths.
+    pub fn write(&self, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+        std::fs::create_dir_all(dir)?;
+        self.files
+            .iter()
+            .map(|f| {
+                let p = dir.join(&f.name);
+                std::fs::write(&p, &f.text)?;
+                Ok(p)
+            })
+            .collect()
+    }
+}
+
+/// `yyyy-MM-dd HH:mm:ss,SSS` (UTC) of milliseconds since the epoch.
+fn ts_text(millis: i64) -> String {
+    let secs = millis.div_euclid(1000);
+    let ms = millis.rem_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let sod = secs.rem_euclid(86_400);
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02},{ms:03}",
+        sod / 3600,
+        sod / 60 % 60,
+        sod % 60
+    )
+}
+
+/// The `STARTUP_MSG` banner as the scenario fixtures print it (11 physical lines; a trailing space after the
+/// first `STARTUP_MSG: `), for `service` (e.g. `HddsDatanodeService`) on `host/ip`.
+pub fn startup_banner(service: &str, host: &str, ip: &str, conf: &str) -> String {
+    format!(
+        "STARTUP_MSG: \n/************************************************************\n\
+         STARTUP_MSG: Starting {service}\n\
+         STARTUP_MSG:        host = {host}/{ip}\n\
+         STARTUP_MSG:     version = 2.2.0-SNAPSHOT\n\
+         STARTUP_MSG:       build = https://github.com/apache/ozone/78d5650c313f2fa0731bdf08b76d4604090dabca\n\
+         STARTUP_MSG:        java = 21.0.5\n\
+         STARTUP_MSG:        args = []\n\
+         STARTUP_MSG:   classpath = /opt/hadoop/etc/hadoop:/opt/hadoop/share/ozone/lib/hdds-common-2.2.0-SNAPSHOT.jar:/opt/hadoop/share/ozone/lib/ratis-server-3.2.1.jar\n\
+         STARTUP_MSG:        conf = {{{conf}}}\n\
+         ************************************************************/"
+    )
+}
+
+/// The `SHUTDOWN_MSG` banner (4 physical lines).
+pub fn shutdown_banner(service: &str, host: &str, ip: &str) -> String {
+    format!(
+        "SHUTDOWN_MSG: \n/************************************************************\n\
+         SHUTDOWN_MSG: Shutting down {service} at {host}/{ip}\n\
+         ************************************************************/"
+    )
+}
+
+/// The node name a mirror's model value stands for: `d2` with prefix `dn` is `dn2`.
+pub fn host_of(value: &TlaValue, prefix: &str) -> String {
+    let s = value.to_string();
+    let digits: String = s.chars().filter(|c| c.is_ascii_digit()).collect();
+    format!("{prefix}{digits}")
+}
+
+/// A model's renderer: the inverse of its witness table.
+pub trait Render<M: Mirror>: Sized {
+    /// A fresh cluster with random ids; prints every node's start into `logs` (these lines belong to no step:
+    /// every node is up in the spec's `Init`).
+    fn start(
+        mirror: &M,
+        constants: &Constants,
+        init: &M::State,
+        rng: &mut Rng,
+        logs: &mut Logs,
+    ) -> Self;
+    /// How often the walk picks an action of this name, relative to others (default 4): lowering restarts
+    /// and crashes lets walks reach the deeper bugs more often.
+    fn weight(_action: &str) -> u64 {
+        4
+    }
+    /// Sees the whole behaviour before any step is printed (a key's expiry instant is printed when the key
+    /// is made, and must fall just before the step that expires it).
+    fn plan(&mut self, _mirror: &M, _b: &Behaviour<M::State>) {}
+    /// Prints the lines that witness `step` (nothing for a hidden action).
+    fn step(
+        &mut self,
+        mirror: &M,
+        before: &M::State,
+        step: &Step<M::State>,
+        rng: &mut Rng,
+        logs: &mut Logs,
+    );
+}
+
+/// Renders a behaviour: its files and which step printed which line.
+pub fn render<M: Mirror, R: Render<M>>(
+    mirror: &M,
+    constants: &Constants,
+    b: &Behaviour<M::State>,
+    rng: &mut Rng,
+) -> Logs {
+    let mut logs = Logs::default();
+    logs.begin_step(0);
+    let mut r = R::start(mirror, constants, &b.init, rng, &mut logs);
+    r.plan(mirror, b);
+    for (k, s) in b.steps.iter().enumerate() {
+        logs.begin_step(k + 1);
+        r.step(mirror, b.state(k), s, rng, &mut logs);
+    }
+    logs
+}
+
+/// What `check` said about one rendered behaviour.
+#[derive(Debug, Clone)]
+pub struct CheckSaid {
+    pub verdict: Verdict,
+    pub reason: Option<String>,
+    /// Every violation: invariant, and the step whose lines hold its primary line (`None`: no step's).
+    pub violations: Vec<(&'static str, Option<usize>, String)>,
+}
+
+fn grammar() -> &'static crate::grammar::Grammar {
+    static G: OnceLock<crate::grammar::Grammar> = OnceLock::new();
+    G.get_or_init(|| crate::grammar::Grammar::embedded().expect("the embedded grammar builds"))
+}
+
+/// Runs `check --model <model>` in-process on the rendered files (written under `dir`, removed after).
+pub fn check_logs(model: &str, logs: &Logs, dir: &Path) -> Result<CheckSaid, String> {
+    let paths = logs
+        .write(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    let args: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let result = (|| {
+        let sources = crate::input::resolve(&args).map_err(|e| e.to_string())?;
+        let tl = crate::timeline::build(
+            &sources,
+            grammar(),
+            &crate::scan::ScanOptions::default(),
+            crate::timeline::DEFAULT_MAX_SKEW_MS,
+            &|_, _| {},
+        );
+        let models = crate::check::select(&[model.to_string()])?;
+        let report = replay(&tl, models).remove(0);
+        let violations = report
+            .violations
+            .iter()
+            .map(|v| {
+                let e = &tl.events[v.primary];
+                let path = &tl.inputs[e.span.input as usize].path;
+                let name = Path::new(path)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let at = format!("{name}:{}", e.span.line);
+                (v.invariant, logs.step_of(&name, e.span.line), at)
+            })
+            .collect();
+        Ok(CheckSaid {
+            verdict: report.verdict,
+            reason: report.reason,
+            violations,
+        })
+    })();
+    let _ = std::fs::remove_dir_all(dir);
+    result
+}
+
+/// Which of the shipped configs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Config {
+    Bug,
+    Fixed,
+}
+
+/// The constants of a model's shipped config.
+pub fn constants(model: &str, config: Config) -> Result<Constants, String> {
+    let spec = crate::spec::shipped(model).ok_or_else(|| format!("unknown model `{model}`"))?;
+    let (name, text) = spec.configs[usize::from(config == Config::Fixed)];
+    crate::tla::cfg::parse_cfg(name, text)
+        .map(|c| c.constants)
+        .map_err(|e| e.to_string())
+}
+
+/// How one behaviour came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// No invariant violated by the mirror; `check` reported none.
+    Healthy,
+    /// The mirror violates at a witnessed step; `check` says violated there.
+    BothViolated,
+    /// The mirror violates at a witnessed step whose evidence `check` says (in its reason) was not in view;
+    /// `check` reports a later violation that the mirror's state there has too.
+    ViolatedLater,
+    /// The mirror violates at a witnessed step; `check` says inconclusive with a reason.
+    MirrorOnlyInconclusive,
+    /// The mirror's first violation is at a hidden step (only soundness applies).
+    HiddenViolation,
+    Disagreement,
+}
+
+/// The judgement of one behaviour.
+#[derive(Debug, Clone)]
+pub struct Judged {
+    pub class: Class,
+    /// The mirror's first violation: step and invariant.
+    pub mirror: Option<(usize, &'static str)>,
+    pub said: CheckSaid,
+    /// What went wrong, for a disagreement.
+    pub why: Option<String>,
+}
+
+/// Applies the three rules of the module docs.
+pub fn judge<M: Mirror>(
+    mirror: &M,
+    b: &Behaviour<M::State>,
+    logs: &Logs,
+    config: Config,
+    said: CheckSaid,
+) -> Judged {
+    let first = (0..=b.steps.len()).find_map(|k| mirror.first_violated(b.state(k)).map(|i| (k, i)));
+    let mut why: Vec<String> = Vec::new();
+    // 1. Soundness.
+    for (inv, step, at) in &said.violations {
+        match step {
+            None => why.push(format!("check reports {inv} at {at}, a line of no step")),
+            Some(k) if mirror.holds(inv, b.state(*k)) => why.push(format!(
+                "check reports {inv} at {at} (step {k}, {}), but the mirror's state there satisfies it",
+                action_text(&b.steps[k - 1])
+            )),
+            Some(_) => {}
+        }
+    }
+    // 3. Fixed config.
+    if config == Config::Fixed {
+        if let Some((k, inv)) = first {
+            why.push(format!(
+                "the mirror violates {inv} at step {k} under the fixed constants"
+            ));
+        }
+        if !said.violations.is_empty() {
+            why.push("check reports a violation under the fixed constants".into());
+        }
+    }
+    // 2. Completeness.
+    let mut class = match first {
+        None => Class::Healthy,
+        Some((k, _)) if !logs.printed(k) => Class::HiddenViolation,
+        Some((k, inv)) => {
+            match said.verdict {
+                Verdict::Conforms => {
+                    why.push(format!("the mirror violates {inv} at witnessed step {k} ({}), but check says conforms", action_text(&b.steps[k - 1])));
+                    Class::Disagreement
+                }
+                Verdict::Inconclusive => {
+                    if said.reason.as_deref().is_none_or(str::is_empty) {
+                        why.push("check says inconclusive without a reason".into());
+                    }
+                    Class::MirrorOnlyInconclusive
+                }
+                Verdict::Violated => {
+                    let (cinv, cstep, at) = &said.violations[0];
+                    if *cstep == Some(k) {
+                        Class::BothViolated
+                    } else {
+                        // Later and sound (rule 1) is allowed only when check says what it could not see.
+                        if said.reason.as_deref().is_none_or(str::is_empty) {
+                            why.push(format!(
+                                "the mirror first violates {inv} at step {k} ({}), but check's first violation ({cinv}) is at {at} (step {cstep:?}) and it names nothing it could not see",
+                                action_text(&b.steps[k - 1])
+                            ));
+                        }
+                        Class::ViolatedLater
+                    }
+                }
+            }
+        }
+    };
+    if first.is_none()
+        && said.verdict == Verdict::Inconclusive
+        && said.reason.as_deref().is_none_or(str::is_empty)
+    {
+        why.push("check says inconclusive without a reason".into());
+    }
+    if !why.is_empty() {
+        class = Class::Disagreement;
+    }
+    Judged {
+        class,
+        mirror: first,
+        said,
+        why: (!why.is_empty()).then(|| why.join("; ")),
+    }
+}
+
+/// The agreement table of one model under one config.
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    pub model: &'static str,
+    pub config: &'static str,
+    pub behaviours: usize,
+    pub healthy: usize,
+    pub both_violated: usize,
+    pub violated_later: usize,
+    pub mirror_only_inconclusive: usize,
+    pub hidden_violation: usize,
+    /// Healthy behaviours `check` calls inconclusive (allowed; counted to see how often).
+    pub healthy_inconclusive: usize,
+    /// (seed, description) of each disagreement.
+    pub disagreements: Vec<(u64, String)>,
+    /// Steps over all behaviours.
+    pub steps: usize,
+}
+
+impl Table {
+    pub fn header() -> &'static str {
+        "| model | config | behaviours | steps | healthy (of them inconclusive) | both violated | check violated later | mirror-only, check inconclusive | violation at a hidden step | disagreements |\n|---|---|---|---|---|---|---|---|---|---|"
+    }
+    pub fn row(&self) -> String {
+        format!(
+            "| {} | {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} |",
+            self.model,
+            self.config,
+            self.behaviours,
+            self.steps,
+            self.healthy,
+            self.healthy_inconclusive,
+            self.both_violated,
+            self.violated_later,
+            self.mirror_only_inconclusive,
+            self.hidden_violation,
+            self.disagreements.len()
+        )
+    }
+}
+
+/// One behaviour, from its seed: walk, render, check, judge.
+pub fn one<M: Mirror, R: Render<M>>(
+    mirror: &M,
+    constants: &Constants,
+    config: Config,
+    max_len: usize,
+    seed: u64,
+) -> (Behaviour<M::State>, Judged) {
+    let mut rng = Rng::new(seed);
+    let b = walk(mirror, &mut rng, max_len, R::weight);
+    let j = run_behaviour::<M, R>(mirror, constants, config, &b, &mut rng, seed);
+    (b, j)
+}
+
+/// Renders, checks and judges a given behaviour.
+pub fn run_behaviour<M: Mirror, R: Render<M>>(
+    mirror: &M,
+    constants: &Constants,
+    config: Config,
+    b: &Behaviour<M::State>,
+    rng: &mut Rng,
+    tag: u64,
+) -> Judged {
+    let logs = render::<M, R>(mirror, constants, b, rng);
+    let dir = std::env::temp_dir().join(format!(
+        "ozone-refine-{}-{}-{tag:x}-{:x}",
+        M::MODEL,
+        std::process::id(),
+        rng.next_u64()
+    ));
+    let said = match check_logs(M::MODEL, &logs, &dir) {
+        Ok(s) => s,
+        Err(e) => {
+            return Judged {
+                class: Class::Disagreement,
+                mirror: None,
+                said: CheckSaid {
+                    verdict: Verdict::Inconclusive,
+                    reason: None,
+                    violations: Vec::new(),
+                },
+                why: Some(format!("check failed: {e}")),
+            }
+        }
+    };
+    judge(mirror, b, &logs, config, said)
+}
+
+/// Runs `n` behaviours from seeds `base..base+n` in parallel; the agreement table.
+pub fn run<M: Mirror, R: Render<M>>(config: Config, n: usize, max_len: usize, base: u64) -> Table {
+    use rayon::prelude::*;
+    let c = constants(M::MODEL, config).expect("shipped configs parse");
+    let mirror = M::new(&c).expect("shipped constants fit the mirror");
+    let results: Vec<(u64, usize, Judged, Vec<String>)> = (0..n as u64)
+        .into_par_iter()
+        .map(|i| {
+            let seed = base.wrapping_add(i);
+            let (b, j) = one::<M, R>(&mirror, &c, config, max_len, seed);
+            let acts = if j.class == Class::Disagreement {
+                b.actions()
+            } else {
+                Vec::new()
+            };
+            (seed, b.steps.len(), j, acts)
+        })
+        .collect();
+    let mut t = Table {
+        model: M::MODEL,
+        config: if config == Config::Bug {
+            "bug"
+        } else {
+            "fixed"
+        },
+        ..Table::default()
+    };
+    for (seed, steps, j, acts) in results {
+        t.behaviours += 1;
+        t.steps += steps;
+        match j.class {
+            Class::Healthy => {
+                t.healthy += 1;
+                if j.said.verdict == Verdict::Inconclusive {
+                    t.healthy_inconclusive += 1;
+                }
+            }
+            Class::BothViolated => t.both_violated += 1,
+            Class::ViolatedLater => t.violated_later += 1,
+            Class::MirrorOnlyInconclusive => t.mirror_only_inconclusive += 1,
+            Class::HiddenViolation => t.hidden_violation += 1,
+            Class::Disagreement => t.disagreements.push((
+                seed,
+                format!("{} [{}]", j.why.unwrap_or_default(), acts.join(", ")),
+            )),
+        }
+    }
+    t
+}
+
+/// Runs `$body` with `$M` the mirror, `$R` the renderer and `$len` the walk length of the model named
+/// `$name`; `None` for a model without a renderer.
+macro_rules! with_renderer {
+    ($name:expr, $M:ident, $R:ident, $len:ident => $body:expr) => {
+        match $name {
+            "dn-finalize-block" => {
+                type $M = crate::spec::dn_finalize_block::DnFinalizeBlock;
+                type $R = dn_finalize_block::Renderer;
+                let $len = dn_finalize_block::MAX_LEN;
+                Some($body)
+            }
+            "recon-om-sync" => {
+                type $M = crate::spec::recon_om_sync::ReconOmSync;
+                type $R = recon_om_sync::Renderer;
+                let $len = recon_om_sync::MAX_LEN;
+                Some($body)
+            }
+            "scm-secret-keys" => {
+                type $M = crate::spec::scm_secret_keys::ScmSecretKeys;
+                type $R = scm_secret_keys::Renderer;
+                let $len = scm_secret_keys::MAX_LEN;
+                Some($body)
+            }
+            "scm-finalization" => {
+                type $M = crate::spec::scm_finalization::ScmFinalization;
+                type $R = scm_finalization::Renderer;
+                let $len = scm_finalization::MAX_LEN;
+                Some($body)
+            }
+            _ => None,
+        }
+    };
+}
+
+/// `n` behaviours of `model` under `config` from seeds `base..`; `None` for a model without a renderer.
+pub fn run_model(model: &str, config: Config, n: usize, base: u64) -> Option<Table> {
+    with_renderer!(model, M, R, len => run::<M, R>(config, n, len, base))
+}
+
+/// Writes the logs of behaviour `seed` into `dir` (kept) and describes it: the actions, the step of each
+/// file's lines, and the judgement. For looking at one behaviour by eye.
+pub fn dump(model: &str, config: Config, seed: u64, dir: &Path) -> Option<String> {
+    fn go<M: Mirror, R: Render<M>>(
+        config: Config,
+        seed: u64,
+        max_len: usize,
+        dir: &Path,
+    ) -> String {
+        let c = constants(M::MODEL, config).expect("shipped configs parse");
+        let mirror = M::new(&c).expect("shipped constants fit the mirror");
+        let mut rng = Rng::new(seed);
+        let b = walk(&mirror, &mut rng, max_len, R::weight);
+        let logs = render::<M, R>(&mirror, &c, &b, &mut rng);
+        let _ = logs.write(dir);
+        let tmp = dir.join(".check");
+        let j = match check_logs(M::MODEL, &logs, &tmp) {
+            Ok(said) => format!("{:?}", judge(&mirror, &b, &logs, config, said)),
+            Err(e) => e,
+        };
+        let mut out = String::new();
+        for (k, a) in b.actions().iter().enumerate() {
+            let v = mirror.first_violated(b.state(k + 1)).unwrap_or("");
+            let _ = writeln!(
+                out,
+                "{:3} {a}{}{}",
+                k + 1,
+                if logs.printed(k + 1) {
+                    ""
+                } else {
+                    "  (hidden)"
+                },
+                if v.is_empty() {
+                    String::new()
+                } else {
+                    format!("  VIOLATES {v}")
+                }
+            );
+        }
+        let _ = writeln!(out, "{j}");
+        out
+    }
+    with_renderer!(model, M, R, len => go::<M, R>(config, seed, len, dir))
+}
+
+/// Behaviour `seed` of `model` under `config`: its logs written into `dir` (kept), their paths, and the
+/// in-process judgement; for running the real binary on the same files.
+pub fn keep(
+    model: &str,
+    config: Config,
+    seed: u64,
+    dir: &Path,
+) -> Option<Result<(Vec<PathBuf>, Judged), String>> {
+    fn go<M: Mirror, R: Render<M>>(
+        config: Config,
+        seed: u64,
+        max_len: usize,
+        dir: &Path,
+    ) -> Result<(Vec<PathBuf>, Judged), String> {
+        let c = constants(M::MODEL, config)?;
+        let mirror = M::new(&c)?;
+        let mut rng = Rng::new(seed);
+        let b = walk(&mirror, &mut rng, max_len, R::weight);
+        let logs = render::<M, R>(&mirror, &c, &b, &mut rng);
+        let paths = logs.write(dir).map_err(|e| e.to_string())?;
+        let said = check_logs(M::MODEL, &logs, &dir.join(".check"))?;
+        Ok((paths, judge(&mirror, &b, &logs, config, said)))
+    }
+    with_renderer!(model, M, R, len => go::<M, R>(config, seed, len, dir))
+}
+
+/// The models that have a renderer.
+pub const MODELS: &[&str] = &[
+    "scm-secret-keys",
+    "scm-finalization",
+    "dn-finalize-block",
+    "recon-om-sync",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_render_as_log4j_iso8601() {
+        assert_eq!(ts_text(BASE_MS), "2026-08-23 11:00:00,000");
+        assert_eq!(
+            ts_text(BASE_MS + 86_400_000 + 3_723_004),
+            "2026-08-24 12:02:03,004"
+        );
+    }
+
+    #[test]
+    fn the_generator_is_seeded() {
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::new(7);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::new(7);
+                move |_| r.next_u64()
+            })
+            .collect();
+        assert_eq!(a, b);
+        assert_ne!(a[0], Rng::new(8).next_u64());
+        let u = Rng::new(1).uuid();
+        assert_eq!(u.len(), 36);
+        assert_eq!(&u[14..15], "4");
+    }
+
+    fn agree(model: &str, config: Config, n: usize) {
+        let t = run_model(model, config, n, 0).expect("a renderer");
+        eprintln!("{}\n{}", Table::header(), t.row());
+        for (seed, d) in t.disagreements.iter().take(5) {
+            eprintln!("seed {seed}: {d}");
+        }
+        assert_eq!(t.behaviours, n);
+        assert!(
+            t.disagreements.is_empty(),
+            "{} disagreement(s)",
+            t.disagreements.len()
+        );
+        if config == Config::Bug {
+            // A walk that never reaches the bug tests nothing.
+            assert!(t.both_violated > 0, "{}", t.row());
+        } else {
+            assert_eq!(
+                t.both_violated
+                    + t.violated_later
+                    + t.mirror_only_inconclusive
+                    + t.hidden_violation,
+                0
+            );
+        }
+    }
+
+    #[test]
+    fn dn_finalize_block_bug_config_agrees() {
+        agree("dn-finalize-block", Config::Bug, 1000);
+    }
+
+    #[test]
+    fn dn_finalize_block_fixed_config_agrees() {
+        agree("dn-finalize-block", Config::Fixed, 1000);
+    }
+
+    /// The behaviour of a disagreement, replayed by its actions: rendered with `seed`, checked, judged.
+    fn regression<M: Mirror, R: Render<M>>(config: Config, actions: &[&str], seed: u64) -> Judged {
+        let c = constants(M::MODEL, config).unwrap();
+        let mirror = M::new(&c).unwrap();
+        let b = replay_actions(&mirror, actions).unwrap();
+        let j = run_behaviour::<M, R>(&mirror, &c, config, &b, &mut Rng::new(seed), seed);
+        assert!(j.why.is_none(), "{:?}", j.why);
+        j
+    }
+
+    /// Seed 26 of the bug config: both tasks reprocessed for the new lineage, Recon stopped before
+    /// `ReinitDone`; the mirror's tables match the lineage, so the Reconcile that queues nothing violates
+    /// nothing. `check` reported a violation there until the monitor counted completed reprocesses.
+    #[test]
+    fn recon_restart_after_every_task_rebuilt_agrees() {
+        let actions = [
+            "OmWrite",
+            "SyncDelta",
+            "OmRestore(0)",
+            "FullSnapshot",
+            "ReprocessTask(NSSummaryTask)",
+            "ReprocessTask(ContainerKeyMapperTask)",
+            "Stop",
+            "Restart",
+            "Reconcile",
+        ];
+        for seed in 0..8 {
+            let j = regression::<crate::spec::recon_om_sync::ReconOmSync, recon_om_sync::Renderer>(
+                Config::Bug,
+                &actions,
+                seed,
+            );
+            assert_eq!(j.class, Class::Healthy);
+            assert!(j.said.violations.is_empty());
+        }
+        // One task left stale: the violation is at the Reconcile (step 8 of 8).
+        let j = regression::<crate::spec::recon_om_sync::ReconOmSync, recon_om_sync::Renderer>(
+            Config::Bug,
+            &actions[..5]
+                .iter()
+                .chain(&actions[6..])
+                .copied()
+                .collect::<Vec<_>>(),
+            1,
+        );
+        assert_eq!(j.class, Class::BothViolated);
+        assert_eq!(j.mirror, Some((8, "DerivedTasksMatchOmLineage")));
+    }
+
+    #[test]
+    fn scm_secret_keys_bug_config_agrees() {
+        agree("scm-secret-keys", Config::Bug, 1000);
+    }
+
+    #[test]
+    fn scm_secret_keys_fixed_config_agrees() {
+        agree("scm-secret-keys", Config::Fixed, 1000);
+    }
+
+    #[test]
+    fn scm_finalization_bug_config_agrees() {
+        agree("scm-finalization", Config::Bug, 1000);
+    }
+
+    #[test]
+    fn scm_finalization_fixed_config_agrees() {
+        agree("scm-finalization", Config::Fixed, 1000);
+    }
+
+    /// Seed 745 of the fixed config, reduced: a checkpoint at ZDU replaces s1's DB, s1 crashes before it
+    /// finalizes from the snapshot, and the patched restart finalizes to the DB's version. `check` reported
+    /// VersionFileCoversDb at the restart's version line until the monitor waited for the end of startup.
+    /// Under the bug config the same actions violate at the restart (step 8).
+    #[test]
+    fn scm_patched_restart_after_a_crash_mid_install_agrees() {
+        type M = crate::spec::scm_finalization::ScmFinalization;
+        type R = scm_finalization::Renderer;
+        let actions = [
+            "BecomeLeader(s2)",
+            "Finalize",
+            "ApplyEntry(s2)",
+            "PurgeLog",
+            "NotifyInstall(s1)",
+            "ReplaceDb(s1)",
+            "Crash(s1)",
+            "Restart(s1)",
+        ];
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..8 {
+            let j = regression::<M, R>(Config::Fixed, &actions, seed);
+            assert_eq!(j.class, Class::Healthy);
+            assert!(j.said.violations.is_empty());
+            let j = regression::<M, R>(Config::Bug, &actions, seed);
+            assert_eq!(j.mirror, Some((8, "VersionFileCoversDb")));
+            seen.insert(format!("{:?}", j.class));
+        }
+        // The checkpoint's version is in view in some renderings (violated) and not in others (inconclusive).
+        assert_eq!(
+            seen.into_iter().collect::<Vec<_>>(),
+            ["BothViolated", "MirrorOnlyInconclusive"]
+        );
+    }
+
+    /// Seed 251 of the bug config, reduced: s1 crashes between `Replaced DB with checkpoint` and the line
+    /// that shows the checkpoint's version, restarts pre-finalized (VersionFileCoversDb, step 10, which no
+    /// line can show) and fences the finalized d1 (step 11). `check` must report the fence and say what it
+    /// could not see, rather than stay silent about the restart.
+    #[test]
+    fn scm_crash_before_the_checkpoint_version_is_shown_agrees() {
+        type M = crate::spec::scm_finalization::ScmFinalization;
+        type R = scm_finalization::Renderer;
+        let actions = [
+            "BecomeLeader(s2)",
+            "Register(s2, d1)",
+            "Finalize",
+            "ApplyEntry(s2)",
+            "PurgeLog",
+            "NotifyInstall(s1)",
+            "ReplaceDb(s1)",
+            "FinalizeDatanode(d1)",
+            "Crash(s1)",
+            "Restart(s1)",
+            "FenceDatanode(s1, d1)",
+        ];
+        let mut later = 0;
+        for seed in 0..8 {
+            let j = regression::<M, R>(Config::Bug, &actions, seed);
+            assert_eq!(j.mirror, Some((10, "VersionFileCoversDb")));
+            match j.class {
+                Class::BothViolated => assert_eq!(j.said.violations[0].1, Some(10)),
+                Class::ViolatedLater => {
+                    later += 1;
+                    assert_eq!(j.said.violations[0].0, "NoFinalizedDatanodeFenced");
+                    assert_eq!(j.said.violations[0].1, Some(11));
+                    let reason = j.said.reason.as_deref().unwrap_or_default();
+                    assert!(
+                        reason.contains("checkpoint whose apparent version no line shows"),
+                        "{reason}"
+                    );
+                }
+                c => panic!("{c:?}"),
+            }
+        }
+        assert!(later > 0, "no rendering hid the checkpoint's version");
+    }
+
+    /// The scm-secret-keys false alarms the walks found (seeds 11, 12, 227 of the bug config and 2, 10 of the
+    /// fixed one, reduced), each healthy in the mirror and now in `check`, with a violating control.
+    #[test]
+    fn scm_secret_keys_regressions_agree() {
+        type M = crate::spec::scm_secret_keys::ScmSecretKeys;
+        type R = scm_secret_keys::Renderer;
+        let healthy = |config: Config, actions: &[&str]| {
+            for seed in 0..4 {
+                let j = regression::<M, R>(config, actions, seed);
+                assert_eq!(j.class, Class::Healthy, "{actions:?}");
+                assert!(j.said.violations.is_empty(), "{actions:?}");
+            }
+        };
+        // A lagging SCM applies the older list [k1] after k2 was rotated in: not the cluster's current list.
+        healthy(
+            Config::Bug,
+            &[
+                "BecomeLeader(s1)",
+                "ReplicateKeys(s1)",
+                "RotateKey",
+                "ReplicateKeys(s1)",
+                "ReplicateKeys(s2)",
+            ],
+        );
+        // Patched order: the keys are saved before the DB swap, so a stop after the swap leaves nothing behind.
+        healthy(
+            Config::Fixed,
+            &[
+                "BecomeLeader(s1)",
+                "ReplicateKeys(s1)",
+                "PurgeLog",
+                "NotifyInstall(s2)",
+                "FetchKeys(s2)",
+                "SaveKeys(s2)",
+                "ReplaceDb(s2)",
+                "Stop(s2)",
+            ],
+        );
+        // The checkpoint's only key expired before the failed save.
+        let install = [
+            "BecomeLeader(s1)",
+            "ReplicateKeys(s1)",
+            "PurgeLog",
+            "NotifyInstall(s2)",
+            "FetchKeys(s2)",
+            "RotateKey",
+            "ReplaceDb(s2)",
+            "ExpireKey(1)",
+            "FailSave(s2)",
+        ];
+        healthy(Config::Bug, &install);
+        // The leader sent k2, rotated in after the checkpoint it had applied; k1 expired.
+        healthy(
+            Config::Bug,
+            &[
+                "BecomeLeader(s2)",
+                "ReplicateKeys(s2)",
+                "RotateKey",
+                "PurgeLog",
+                "ExpireKey(1)",
+                "NotifyInstall(s1)",
+                "ReplicateKeys(s2)",
+                "FetchKeys(s1)",
+                "ReplaceDb(s1)",
+                "FailSave(s1)",
+            ],
+        );
+        // Control: without the expiry the failed save violates KeyFileCoversDb (step 8 of 8).
+        let control: Vec<&str> = install
+            .iter()
+            .copied()
+            .filter(|a| *a != "ExpireKey(1)")
+            .collect();
+        for seed in 0..4 {
+            let j = regression::<M, R>(Config::Bug, &control, seed);
+            assert_eq!(j.class, Class::BothViolated);
+            assert_eq!(j.mirror, Some((8, "KeyFileCoversDb")));
+        }
+    }
+
+    #[test]
+    fn recon_om_sync_bug_config_agrees() {
+        agree("recon-om-sync", Config::Bug, 1000);
+    }
+
+    #[test]
+    fn recon_om_sync_fixed_config_agrees() {
+        agree("recon-om-sync", Config::Fixed, 1000);
+    }
+}

@@ -1,0 +1,387 @@
+//! `scm-finalization`: the inverse of [`crate::spec::witness::scm_finalization`], printing each step of
+//! `ScmFinalization` as SCM lines (`ozone-hadoop-scm-scmN.log`) and datanode lines
+//! (`ozone-hadoop-datanode-dnN.log`). Versions: 0 = `INITIAL_VERSION (0)`, 1 = `ZDU (100)`.
+//!
+//! | action | lines |
+//! |---|---|
+//! | `BecomeLeader(s)` | `current SCM <scmId> becomes leader of term T` |
+//! | `Finalize` | WARN `Forcing upgrade finalization by skipping SCM peer and datanode software version checks` (leader) |
+//! | `ApplyEntry(s)` of the finalize entry | `Version ZDU (100) has been finalized.` (or `Finalize attempt on a version which has already been finalized. ...`) |
+//! | `FinalizeDatanode(d)` | leader: `Sending finalize command to datanode ...`; d: `Processing FinalizeVersionCommandHandler command.`, `Version ZDU (100) has been finalized.` |
+//! | `NotifyInstall(s)` | `Received notification to install snapshot at index N`, `Received install snapshot notification from SCM leader ...`, `Downloaded checkpoint from Leader ...` |
+//! | `ReplaceDb(s)` | `<scmId>: Install checkpoint T#N`, `Replaced DB with checkpoint, term: T, index: N`; a finalized checkpoint over a pre-finalized VERSION: in one behaviour of two also `New snapshot received with higher apparent version ZDU (100). ...` (the first line of the finalize from the snapshot, which a crash can follow) |
+//! | `FinalizeFromSnapshot(s)` | (`New snapshot received with higher apparent version ...` if not printed yet), `Version ZDU (100) has been finalized.` when VERSION rises, `Reloaded SCM state with Term: T and Index: N` |
+//! | `Register(s, d)` | `Registered datanode: <uuid>{ip: ..., host: dnN, ...}` |
+//! | `FenceDatanode(s, d)` | s: ERROR `Datanode ... has apparent version ZDU (100) which is higher than SCM apparent version INITIAL_VERSION (0). ...`; d: ERROR `SCM rejected this datanode's registration ...` |
+//! | `Stop(s)` | `RECEIVED SIGNAL 15: SIGTERM`, `Stopping SCM HA services.`, `SHUTDOWN_MSG` |
+//! | `Restart(s)` | `STARTUP_MSG`, `Initializing version manager with apparent version V ...` (V = the VERSION file read), patched with the DB ahead: `Version ZDU (100) has been finalized.`, then `starting Raft server for scm:<scmId>` |
+//! | `Propose`, `PurgeLog`, `ApplyEntry(s)` of a tx entry, `Crash(s)` | nothing (hidden) |
+
+use super::{host_of, shutdown_banner, startup_banner, Logs, Render, Rng};
+use crate::spec::scm_finalization::{Entry, ScmFinalization, State};
+use crate::spec::{Constants, Step};
+use crate::tla::value::TlaValue;
+
+pub const MAX_LEN: usize = 50;
+
+const CVM: &str = "org.apache.hadoop.ozone.upgrade.ComponentVersionManager";
+const SSM: &str = "org.apache.hadoop.hdds.scm.ha.SCMStateMachine";
+const HAM: &str = "org.apache.hadoop.hdds.scm.ha.SCMHAManagerImpl";
+const NM: &str = "org.apache.hadoop.hdds.scm.node.SCMNodeManager";
+const STARTER: &str = "org.apache.hadoop.hdds.scm.server.StorageContainerManagerStarter";
+const GROUP: &str = "group-9F3A1C2B4D5E";
+
+fn version(v: bool) -> &'static str {
+    if v {
+        "ZDU (100)"
+    } else {
+        "INITIAL_VERSION (0)"
+    }
+}
+
+fn bit(set: u64, i: usize) -> bool {
+    set & (1 << i) != 0
+}
+
+struct Node {
+    value: String,
+    host: String,
+    ip: String,
+    id: String,
+    file: usize,
+}
+
+pub struct Renderer {
+    scms: Vec<Node>,
+    dns: Vec<Node>,
+    patched: bool,
+    term: u64,
+    /// Ratis index of log entry 0 (entries are `base + 1 ..`).
+    base: u64,
+    /// Per SCM: `New snapshot received with higher apparent version` already printed in this install.
+    announced: Vec<bool>,
+}
+
+fn nodes(
+    constants: &Constants,
+    name: &str,
+    prefix: &str,
+    ip0: usize,
+    rng: &mut Rng,
+    logs: &mut Logs,
+    service: &str,
+) -> Vec<Node> {
+    crate::spec::constants::model_values(constants, name)
+        .expect("a set of model values")
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let host = host_of(&TlaValue::model(v.as_str()), prefix);
+            Node {
+                value: v.clone(),
+                file: logs.file(&format!("ozone-hadoop-{service}-{host}.log")),
+                host,
+                ip: format!("172.18.0.{}", ip0 + i),
+                id: rng.uuid(),
+            }
+        })
+        .collect()
+}
+
+impl Renderer {
+    fn idx(list: &[Node], v: &TlaValue) -> usize {
+        let v = v.to_string();
+        list.iter()
+            .position(|n| n.value == v)
+            .expect("a node of the constants")
+    }
+
+    fn dn_text(&self, d: usize) -> String {
+        let n = &self.dns[d];
+        format!("{}({}/{})", n.id, n.host, n.ip)
+    }
+
+    fn scm_start(&self, s: usize, apparent: bool, logs: &mut Logs) {
+        let n = &self.scms[s];
+        logs.record(
+            n.file,
+            "main",
+            "INFO",
+            STARTER,
+            &startup_banner(
+                "StorageContainerManager",
+                &n.host,
+                &n.ip,
+                "ozone.scm.nodes.scmservice=scm1,scm2,scm3, ozone.scm.service.ids=scmservice",
+            ),
+        );
+        logs.record(
+            n.file,
+            "main",
+            "INFO",
+            STARTER,
+            "registered UNIX signal handlers for [SIGHUP, SIGINT, SIGTERM]",
+        );
+        logs.record(
+            n.file,
+            "main",
+            "INFO",
+            CVM,
+            &format!("Initializing version manager with apparent version {} and software version ZDU (100)", version(apparent)),
+        );
+    }
+
+    fn raft_started(&self, s: usize, logs: &mut Logs) {
+        let n = &self.scms[s];
+        logs.record(
+            n.file,
+            "main",
+            "INFO",
+            "org.apache.hadoop.hdds.scm.ha.SCMRatisServerImpl",
+            &format!("starting Raft server for scm:{}", n.id),
+        );
+    }
+
+    fn updater(&self, s: usize) -> String {
+        format!("{}@{GROUP}-StateMachineUpdater", self.scms[s].id)
+    }
+}
+
+impl Render<ScmFinalization> for Renderer {
+    fn start(
+        _m: &ScmFinalization,
+        constants: &Constants,
+        _init: &State,
+        rng: &mut Rng,
+        logs: &mut Logs,
+    ) -> Self {
+        let scms = nodes(constants, "Scms", "scm", 4, rng, logs, "scm");
+        let dns = nodes(constants, "Datanodes", "dn", 7, rng, logs, "datanode");
+        let r = Renderer {
+            announced: vec![false; scms.len()],
+            scms,
+            dns,
+            patched: crate::spec::constants::boolean(constants, "FinalizeFromDbOnStartup")
+                .expect("FinalizeFromDbOnStartup"),
+            term: 1,
+            base: rng.range(10, 60) as u64,
+        };
+        for s in 0..r.scms.len() {
+            r.scm_start(s, false, logs);
+            r.raft_started(s, logs);
+        }
+        for n in &r.dns {
+            logs.record(
+                n.file,
+                "main",
+                "INFO",
+                "org.apache.hadoop.ozone.HddsDatanodeService",
+                &startup_banner(
+                    "HddsDatanodeService",
+                    &n.host,
+                    &n.ip,
+                    "hdds.datanode.dir=/data/hdds",
+                ),
+            );
+            logs.record(
+                n.file,
+                "main",
+                "INFO",
+                "org.apache.hadoop.ozone.HddsDatanodeService",
+                &format!("HddsDatanodeService {}({}/{})", n.id, n.host, n.ip),
+            );
+            logs.record(n.file, "main", "INFO", CVM, "Initializing version manager with apparent version INITIAL_VERSION (0) and software version ZDU (100)");
+        }
+        r
+    }
+
+    fn step(
+        &mut self,
+        _m: &ScmFinalization,
+        before: &State,
+        step: &Step<State>,
+        rng: &mut Rng,
+        logs: &mut Logs,
+    ) {
+        let after = &step.next;
+        let leader = before.leader;
+        match step.action {
+            "BecomeLeader" => {
+                let s = Self::idx(&self.scms, &step.params[0]);
+                self.term += 1;
+                let n = &self.scms[s];
+                logs.record(
+                    n.file,
+                    &format!("{}@{GROUP}-LeaderElection{}", n.id, self.term),
+                    "INFO",
+                    SSM,
+                    &format!("current SCM {} becomes leader of term {}", n.id, self.term),
+                );
+            }
+            "Finalize" => {
+                let l = leader.expect("Finalize needs a leader");
+                logs.record(self.scms[l].file, "IPC Server handler 3 on default port 9860", "WARN", "org.apache.hadoop.hdds.scm.server.SCMClientProtocolServer", "Forcing upgrade finalization by skipping SCM peer and datanode software version checks");
+            }
+            "ApplyEntry" => {
+                let s = Self::idx(&self.scms, &step.params[0]);
+                if before.log[before.db_index[s] as usize] == Entry::Finalize {
+                    let t = self.updater(s);
+                    let msg = if bit(before.version_file, s) {
+                        "Finalize attempt on a version which has already been finalized. Software version: ZDU (100), apparent version: ZDU (100), provided version: ZDU (100). This can happen when Raft Log is replayed during service restart.".to_string()
+                    } else {
+                        "Version ZDU (100) has been finalized.".to_string()
+                    };
+                    logs.record(self.scms[s].file, &t, "INFO", CVM, &msg);
+                }
+            }
+            "FinalizeDatanode" => {
+                let d = Self::idx(&self.dns, &step.params[0]);
+                let l = leader.expect("FinalizeDatanode needs a leader");
+                logs.record(self.scms[l].file, "IPC Server handler 5 on default port 9861", "INFO", NM, &format!("Sending finalize command to datanode {} with apparent version INITIAL_VERSION (0) which is less than SCM's finalized apparent version ZDU (100)", self.dn_text(d)));
+                let n = &self.dns[d];
+                let t = format!("{}-CommandProcessorThread", n.id);
+                logs.record(n.file, &t, "INFO", "org.apache.hadoop.ozone.container.common.statemachine.commandhandler.FinalizeVersionCommandHandler", "Processing FinalizeVersionCommandHandler command.");
+                logs.record(
+                    n.file,
+                    &t,
+                    "INFO",
+                    CVM,
+                    "Version ZDU (100) has been finalized.",
+                );
+            }
+            "NotifyInstall" => {
+                let s = Self::idx(&self.scms, &step.params[0]);
+                let l = leader.expect("NotifyInstall needs a leader");
+                let idx = self.base + u64::from(after.ckpt_index[s]);
+                let (n, ln) = (&self.scms[s], &self.scms[l]);
+                let t = format!("{}-server-thread1", n.id);
+                logs.record(
+                    n.file,
+                    &t,
+                    "INFO",
+                    "org.apache.ratis.server.impl.SnapshotInstallationHandler",
+                    &format!(
+                        "{}@{GROUP}: Received notification to install snapshot at index {idx}",
+                        n.id
+                    ),
+                );
+                logs.record(n.file, &t, "INFO", SSM, &format!("Received install snapshot notification from SCM leader: {}:9894 with term index: (t:{}, i:{idx})", ln.host, self.term));
+                logs.record(n.file, &format!("{}-SCMInstallSnapshot-0", n.host), "INFO", HAM, &format!("Downloaded checkpoint from Leader {} to the location /data/metadata/snapshot/scm.db-{}-{}", ln.host, ln.host, 1_787_478_064_130u64 + rng.below(1_000_000)));
+            }
+            "ReplaceDb" => {
+                let s = Self::idx(&self.scms, &step.params[0]);
+                let idx = self.base + u64::from(before.ckpt_index[s]);
+                let t = self.updater(s);
+                let n = &self.scms[s];
+                logs.record(
+                    n.file,
+                    &t,
+                    "INFO",
+                    HAM,
+                    &format!("{}: Install checkpoint {}#{idx}", n.id, self.term),
+                );
+                logs.record(
+                    n.file,
+                    &t,
+                    "INFO",
+                    HAM,
+                    &format!(
+                        "Replaced DB with checkpoint, term: {}, index: {idx}",
+                        self.term
+                    ),
+                );
+                self.announced[s] = false;
+                if bit(after.db_version, s) && !bit(after.version_file, s) && rng.below(2) == 0 {
+                    logs.record(n.file, &t, "INFO", "org.apache.hadoop.ozone.upgrade.RatisBasedVersionManager", "New snapshot received with higher apparent version ZDU (100). Attempting to finalize to that version.");
+                    self.announced[s] = true;
+                }
+            }
+            "FinalizeFromSnapshot" => {
+                let s = Self::idx(&self.scms, &step.params[0]);
+                let t = self.updater(s);
+                let n = &self.scms[s];
+                if bit(before.db_version, s) && !bit(before.version_file, s) {
+                    if !self.announced[s] {
+                        logs.record(n.file, &t, "INFO", "org.apache.hadoop.ozone.upgrade.RatisBasedVersionManager", "New snapshot received with higher apparent version ZDU (100). Attempting to finalize to that version.");
+                    }
+                    logs.record(
+                        n.file,
+                        &t,
+                        "INFO",
+                        CVM,
+                        "Version ZDU (100) has been finalized.",
+                    );
+                }
+                self.announced[s] = false;
+                let idx = self.base + u64::from(before.db_index[s]);
+                logs.record(
+                    n.file,
+                    &t,
+                    "INFO",
+                    HAM,
+                    &format!(
+                        "Reloaded SCM state with Term: {} and Index: {idx}",
+                        self.term
+                    ),
+                );
+            }
+            "Register" => {
+                let s = Self::idx(&self.scms, &step.params[0]);
+                let d = Self::idx(&self.dns, &step.params[1]);
+                let dn = &self.dns[d];
+                logs.record(self.scms[s].file, "IPC Server handler 0 on default port 9861", "INFO", NM, &format!("Registered datanode: {}{{ip: {}, host: {}, ports: [HTTP=9882, CLIENT_RPC=19864, REPLICATION=9886, RATIS=9858, RATIS_ADMIN=9857, RATIS_SERVER=9856, RATIS_DATASTREAM=9855, STANDALONE=9859], networkLocation: /default-rack, certSerialId: null, persistedOpState: IN_SERVICE, persistedOpStateExpiryEpochSec: 0}}", dn.id, dn.ip, dn.host));
+            }
+            "FenceDatanode" => {
+                let s = Self::idx(&self.scms, &step.params[0]);
+                let d = Self::idx(&self.dns, &step.params[1]);
+                let dv = version(bit(before.dn_version, d));
+                let sv = version(bit(before.version_file, s));
+                logs.record(self.scms[s].file, "IPC Server handler 0 on default port 9861", "ERROR", NM, &format!("Datanode {} has apparent version {dv} which is higher than SCM apparent version {sv}. SCM must finalize before datanodes.", self.dn_text(d)));
+                let dn = &self.dns[d];
+                logs.record(dn.file, &format!("{}-EndpointStateMachineTaskThread-{}:9861-0 ", dn.id, self.scms[s].host), "ERROR", "org.apache.hadoop.ozone.container.common.states.endpoint.RegisterEndpointTask", &format!("SCM rejected this datanode's registration with software version ZDU (100) and apparent version {dv}. This datanode will shut down. Check SCM logs for details and verify that the datanode software version is compatible with the cluster."));
+            }
+            "Stop" => {
+                let s = Self::idx(&self.scms, &step.params[0]);
+                let n = &self.scms[s];
+                logs.record(
+                    n.file,
+                    "SIGTERM handler",
+                    "ERROR",
+                    STARTER,
+                    "RECEIVED SIGNAL 15: SIGTERM",
+                );
+                logs.record(
+                    n.file,
+                    "shutdown-hook-0",
+                    "INFO",
+                    "org.apache.hadoop.hdds.scm.server.StorageContainerManager",
+                    "Stopping SCM HA services.",
+                );
+                logs.record(
+                    n.file,
+                    "shutdown-hook-0",
+                    "INFO",
+                    STARTER,
+                    &shutdown_banner("StorageContainerManager", &n.host, &n.ip),
+                );
+            }
+            "Restart" => {
+                let s = Self::idx(&self.scms, &step.params[0]);
+                self.announced[s] = false;
+                self.scm_start(s, bit(before.version_file, s), logs);
+                if self.patched && bit(after.version_file, s) && !bit(before.version_file, s) {
+                    logs.record(
+                        self.scms[s].file,
+                        "main",
+                        "INFO",
+                        CVM,
+                        "Version ZDU (100) has been finalized.",
+                    );
+                }
+                self.raft_started(s, logs);
+            }
+            // Hidden: Propose, PurgeLog, ApplyEntry of a tx entry, Crash.
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! The refinement test through the real binary: a few rendered behaviours of each model (see
+//! `src/refinement`), checked by `ozone-conform check --format json`, must get the verdict and primary lines
+//! the in-process check gave them, and agree with the mirror.
+
+use assert_cmd::Command;
+use ozone_conform::model::Verdict;
+use ozone_conform::refinement::{self, Class, Config};
+use serde_json::Value;
+use std::path::Path;
+
+fn check(model: &str, files: &[std::path::PathBuf]) -> (i32, Value) {
+    let out = Command::cargo_bin("ozone-conform")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .args(["check", "--format", "json", "--model", model])
+        .args(files)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().unwrap(), v)
+}
+
+#[test]
+fn the_binary_agrees_with_the_in_process_check_on_rendered_behaviours() {
+    let root = tempfile::tempdir().unwrap();
+    for model in refinement::MODELS {
+        // The first two violating behaviours and the first healthy one of the bug config, and one of the
+        // fixed config.
+        let mut want = [
+            (Config::Bug, Class::BothViolated, 2),
+            (Config::Bug, Class::Healthy, 1),
+            (Config::Fixed, Class::Healthy, 1),
+        ];
+        for seed in 0..400u64 {
+            if want.iter().all(|w| w.2 == 0) {
+                break;
+            }
+            for w in want.iter_mut().filter(|w| w.2 > 0) {
+                let dir = root.path().join(format!("{model}-{:?}-{seed}", w.0));
+                let (files, j) = refinement::keep(model, w.0, seed, &dir).unwrap().unwrap();
+                assert!(j.why.is_none(), "{model} seed {seed}: {:?}", j.why);
+                if j.class != w.1 {
+                    continue;
+                }
+                w.2 -= 1;
+                let (code, report) = check(model, &files);
+                let m = &report["models"][0];
+                assert_eq!(m["model"], *model);
+                let verdict = match j.said.verdict {
+                    Verdict::Violated => "violated",
+                    Verdict::Conforms => "conforms",
+                    Verdict::Inconclusive => "inconclusive",
+                };
+                assert_eq!(m["verdict"], verdict, "{model} seed {seed}: {m}");
+                assert_eq!(
+                    code,
+                    i32::from(j.said.verdict == Verdict::Violated),
+                    "{model} seed {seed}"
+                );
+                if let Some((inv, _, at)) = j.said.violations.first() {
+                    let v = &m["violations"][0];
+                    assert_eq!(v["invariant"], *inv);
+                    let path = v["primary"]["path"].as_str().unwrap();
+                    let file = Path::new(path).file_name().unwrap().to_string_lossy();
+                    assert_eq!(
+                        format!("{file}:{}", v["primary"]["line"]),
+                        *at,
+                        "{model} seed {seed}"
+                    );
+                }
+            }
+        }
+        assert!(
+            want.iter().all(|w| w.2 == 0),
+            "{model}: no behaviour of each kind in 400 seeds: {want:?}"
+        );
+    }
+}
