@@ -4,7 +4,7 @@
 //! `cargo run --release --example refinement -- --behaviours 100000 [--model M] [--seed BASE]`
 //! `cargo run --release --example refinement -- --model M --dump SEED [--fixed] DIR` writes one behaviour's logs.
 
-use ozone_conform::refinement::{self, Config, Table};
+use ozone_conform::refinement::{Config, Table};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -31,14 +31,18 @@ fn main() {
         }
     }
     if models.is_empty() {
-        models = refinement::MODELS.iter().map(|m| m.to_string()).collect();
+        models = ozone_conform::bugs::BUGS
+            .iter()
+            .map(|b| b.name().to_string())
+            .collect();
     }
     if let Some(seed) = dump {
         let config = if fixed { Config::Fixed } else { Config::Bug };
         let dir = dir.expect("--dump SEED DIR");
         for m in &models {
-            let out = refinement::dump(m, config, seed, std::path::Path::new(&dir))
-                .expect("a model with a renderer");
+            let out = bug(m)
+                .refinement
+                .dump(config, seed, std::path::Path::new(&dir));
             println!("{out}");
         }
         return;
@@ -48,7 +52,7 @@ fn main() {
     for m in &models {
         for config in [Config::Bug, Config::Fixed] {
             let start = std::time::Instant::now();
-            let t = refinement::run_model(m, config, n, base).expect("a model with a renderer");
+            let t = bug(m).refinement.run(config, n, base);
             println!("{} ({:.1} s)", t.row(), start.elapsed().as_secs_f64());
             for (seed, d) in &t.disagreements {
                 failed = true;
@@ -57,4 +61,14 @@ fn main() {
         }
     }
     std::process::exit(i32::from(failed));
+}
+
+fn bug(name: &str) -> &'static ozone_conform::bugs::Bug {
+    ozone_conform::bugs::by_name(name).unwrap_or_else(|| {
+        eprintln!(
+            "unknown model `{name}`; the models are {}",
+            ozone_conform::bugs::names()
+        );
+        std::process::exit(2)
+    })
 }

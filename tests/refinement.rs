@@ -4,7 +4,7 @@
 
 use assert_cmd::Command;
 use ozone_conform::model::Verdict;
-use ozone_conform::refinement::{self, Class, Config};
+use ozone_conform::refinement::{Class, Config};
 use serde_json::Value;
 use std::path::Path;
 
@@ -24,7 +24,8 @@ fn check(model: &str, files: &[std::path::PathBuf]) -> (i32, Value) {
 #[test]
 fn the_binary_agrees_with_the_in_process_check_on_rendered_behaviours() {
     let root = tempfile::tempdir().unwrap();
-    for model in refinement::MODELS {
+    for bug in &ozone_conform::bugs::BUGS {
+        let model = &bug.name();
         // The first two violating behaviours and the first healthy one of the bug config, and one of the
         // fixed config.
         let mut want = [
@@ -38,7 +39,7 @@ fn the_binary_agrees_with_the_in_process_check_on_rendered_behaviours() {
             }
             for w in want.iter_mut().filter(|w| w.2 > 0) {
                 let dir = root.path().join(format!("{model}-{:?}-{seed}", w.0));
-                let (files, j) = refinement::keep(model, w.0, seed, &dir).unwrap().unwrap();
+                let (files, j) = bug.refinement.keep(w.0, seed, &dir).unwrap();
                 assert!(j.why.is_none(), "{model} seed {seed}: {:?}", j.why);
                 if j.class != w.1 {
                     continue;

@@ -29,6 +29,9 @@ pub struct Bug {
     pub monitor: fn() -> Box<dyn Model>,
     /// The exact spec mirror.
     pub mirror: &'static dyn SpecMirror,
+    /// The refinement run: random behaviours of the mirror rendered as this bug's log lines (`logs.rs`, the
+    /// inverse of the witness table) and checked by the monitor.
+    pub refinement: crate::refinement::Refinement,
 }
 
 impl std::fmt::Debug for Bug {

@@ -1,7 +1,7 @@
-//! The refinement test: `check` agrees with the TLC-checked mirrors of [`crate::spec`].
+//! The refinement test: `check` agrees with the TLC-checked mirror of each bug.
 //!
 //! A behaviour is a seeded random walk of a mirror ([`walk`]) under one of its shipped configs. A renderer per
-//! model (the inverse of the model's witness table in [`crate::spec::witness`]) prints each step as the real
+//! model (the inverse of the model's witness table in [`crate::bugs`] (each bug's `witness.rs`)) prints each step as the real
 //! Ozone lines that witness it, in the daemon RFA layout of `tests/fixtures/scenarios/<model>/*/`: one file per
 //! node, an 11-line `STARTUP_MSG` banner per start, timestamps moving forward. Hidden actions print nothing; a
 //! crash prints nothing, and the restart that follows it prints a new banner. `check` then runs on those files
@@ -41,15 +41,10 @@
 //! prints the [`Table`] and every disagreement's seed. A disagreement becomes a regression test by its
 //! action list ([`replay_actions`]), rendered under a few seeds.
 //!
-//! Each renderer is self-contained in `<model>.rs` and documents its action → lines table.
+//! Each renderer is `src/bugs/<bug>/logs.rs`, bound to its mirror in the bug's registry entry ([`Refinement::of`]), and documents its action → lines table.
 
-pub mod dn_finalize_block;
-pub mod recon_om_sync;
-pub mod scm_finalization;
-pub mod scm_secret_keys;
-
-use crate::check::replay;
-use crate::model::Verdict;
+use crate::model::replay::replay;
+use crate::model::{Model, Verdict};
 use crate::spec::{Constants, Mirror, Step};
 use crate::tla::value::TlaValue;
 use std::collections::HashMap;
@@ -309,7 +304,7 @@ impl Logs {
 }
 
 /// `yyyy-MM-dd HH:mm:ss,SSS` (UTC) of milliseconds since the epoch.
-fn ts_text(millis: i64) -> String {
+pub fn ts_text(millis: i64) -> String {
     let secs = millis.div_euclid(1000);
     let ms = millis.rem_euclid(1000);
     let days = secs.div_euclid(86_400);
@@ -367,6 +362,8 @@ pub fn host_of(value: &TlaValue, prefix: &str) -> String {
 
 /// A model's renderer: the inverse of its witness table.
 pub trait Render<M: Mirror>: Sized {
+    /// A fresh monitor of the model, as `check` runs it.
+    fn monitor() -> Box<dyn Model>;
     /// A fresh cluster with random ids; prints every node's start into `logs` (these lines belong to no step:
     /// every node is up in the spec's `Init`).
     fn start(
@@ -428,7 +425,7 @@ fn grammar() -> &'static crate::grammar::Grammar {
 }
 
 /// Runs `check --model <model>` in-process on the rendered files (written under `dir`, removed after).
-pub fn check_logs(model: &str, logs: &Logs, dir: &Path) -> Result<CheckSaid, String> {
+pub fn check_logs(monitor: Box<dyn Model>, logs: &Logs, dir: &Path) -> Result<CheckSaid, String> {
     let paths = logs
         .write(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -442,8 +439,7 @@ pub fn check_logs(model: &str, logs: &Logs, dir: &Path) -> Result<CheckSaid, Str
             crate::timeline::DEFAULT_MAX_SKEW_MS,
             &|_, _| {},
         );
-        let models = crate::check::select(&[model.to_string()])?;
-        let report = replay(&tl, models).remove(0);
+        let report = replay(&tl, vec![monitor]).remove(0);
         let violations = report
             .violations
             .iter()
@@ -455,7 +451,7 @@ pub fn check_logs(model: &str, logs: &Logs, dir: &Path) -> Result<CheckSaid, Str
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 let at = format!("{name}:{}", e.span.line);
-                (v.invariant, logs.step_of(&name, e.span.line), at)
+                (v.invariant.name, logs.step_of(&name, e.span.line), at)
             })
             .collect();
         Ok(CheckSaid {
@@ -476,8 +472,8 @@ pub enum Config {
 }
 
 /// The constants of a model's shipped config.
-pub fn constants(model: &str, config: Config) -> Result<Constants, String> {
-    let spec = crate::spec::shipped(model).ok_or_else(|| format!("unknown model `{model}`"))?;
+pub fn constants<M: Mirror>(config: Config) -> Result<Constants, String> {
+    let spec = &M::SPEC;
     let (name, text) = spec.configs[usize::from(config == Config::Fixed)];
     crate::tla::cfg::parse_cfg(name, text)
         .map(|c| c.constants)
@@ -666,7 +662,7 @@ pub fn run_behaviour<M: Mirror, R: Render<M>>(
         std::process::id(),
         rng.next_u64()
     ));
-    let said = match check_logs(M::MODEL, &logs, &dir) {
+    let said = match check_logs(R::monitor(), &logs, &dir) {
         Ok(s) => s,
         Err(e) => {
             return Judged {
@@ -687,7 +683,7 @@ pub fn run_behaviour<M: Mirror, R: Render<M>>(
 /// Runs `n` behaviours from seeds `base..base+n` in parallel; the agreement table.
 pub fn run<M: Mirror, R: Render<M>>(config: Config, n: usize, max_len: usize, base: u64) -> Table {
     use rayon::prelude::*;
-    let c = constants(M::MODEL, config).expect("shipped configs parse");
+    let c = constants::<M>(config).expect("shipped configs parse");
     let mirror = M::new(&c).expect("shipped constants fit the mirror");
     let results: Vec<(u64, usize, Judged, Vec<String>)> = (0..n as u64)
         .into_par_iter()
@@ -734,123 +730,103 @@ pub fn run<M: Mirror, R: Render<M>>(config: Config, n: usize, max_len: usize, ba
     t
 }
 
-/// Runs `$body` with `$M` the mirror, `$R` the renderer and `$len` the walk length of the model named
-/// `$name`; `None` for a model without a renderer.
-macro_rules! with_renderer {
-    ($name:expr, $M:ident, $R:ident, $len:ident => $body:expr) => {
-        match $name {
-            "dn-finalize-block" => {
-                type $M = crate::spec::dn_finalize_block::DnFinalizeBlock;
-                type $R = dn_finalize_block::Renderer;
-                let $len = dn_finalize_block::MAX_LEN;
-                Some($body)
-            }
-            "recon-om-sync" => {
-                type $M = crate::spec::recon_om_sync::ReconOmSync;
-                type $R = recon_om_sync::Renderer;
-                let $len = recon_om_sync::MAX_LEN;
-                Some($body)
-            }
-            "scm-secret-keys" => {
-                type $M = crate::spec::scm_secret_keys::ScmSecretKeys;
-                type $R = scm_secret_keys::Renderer;
-                let $len = scm_secret_keys::MAX_LEN;
-                Some($body)
-            }
-            "scm-finalization" => {
-                type $M = crate::spec::scm_finalization::ScmFinalization;
-                type $R = scm_finalization::Renderer;
-                let $len = scm_finalization::MAX_LEN;
-                Some($body)
-            }
-            _ => None,
+/// A behaviour's log files, as written, and its judgement.
+pub type Kept = (Vec<PathBuf>, Judged);
+
+/// A bug's refinement run, as its registry entry holds it ([`crate::bugs::Bug::refinement`]): its mirror and
+/// renderer, bound once, so that nothing here names a bug.
+#[derive(Clone, Copy)]
+pub struct Refinement {
+    /// The walk length of this model's behaviours.
+    pub max_len: usize,
+    run: fn(Config, usize, usize, u64) -> Table,
+    dump: fn(Config, u64, usize, &Path) -> String,
+    keep: fn(Config, u64, usize, &Path) -> Result<Kept, String>,
+}
+
+impl Refinement {
+    pub const fn of<M: Mirror, R: Render<M>>(max_len: usize) -> Refinement {
+        Refinement {
+            max_len,
+            run: run::<M, R>,
+            dump: dump::<M, R>,
+            keep: keep::<M, R>,
         }
-    };
-}
+    }
 
-/// `n` behaviours of `model` under `config` from seeds `base..`; `None` for a model without a renderer.
-pub fn run_model(model: &str, config: Config, n: usize, base: u64) -> Option<Table> {
-    with_renderer!(model, M, R, len => run::<M, R>(config, n, len, base))
-}
+    /// `n` behaviours under `config` from seeds `base..`.
+    pub fn run(&self, config: Config, n: usize, base: u64) -> Table {
+        (self.run)(config, n, self.max_len, base)
+    }
 
-/// Writes the logs of behaviour `seed` into `dir` (kept) and describes it: the actions, the step of each
-/// file's lines, and the judgement. For looking at one behaviour by eye.
-pub fn dump(model: &str, config: Config, seed: u64, dir: &Path) -> Option<String> {
-    fn go<M: Mirror, R: Render<M>>(
+    /// Writes the logs of behaviour `seed` into `dir` (kept) and describes it: the actions, the step of each
+    /// file's lines, and the judgement. For looking at one behaviour by eye.
+    pub fn dump(&self, config: Config, seed: u64, dir: &Path) -> String {
+        (self.dump)(config, seed, self.max_len, dir)
+    }
+
+    /// Behaviour `seed` under `config`: its logs written into `dir` (kept), their paths, and the in-process
+    /// judgement; for running the real binary on the same files.
+    pub fn keep(
+        &self,
         config: Config,
         seed: u64,
-        max_len: usize,
         dir: &Path,
-    ) -> String {
-        let c = constants(M::MODEL, config).expect("shipped configs parse");
-        let mirror = M::new(&c).expect("shipped constants fit the mirror");
-        let mut rng = Rng::new(seed);
-        let b = walk(&mirror, &mut rng, max_len, R::weight);
-        let logs = render::<M, R>(&mirror, &c, &b, &mut rng);
-        let _ = logs.write(dir);
-        let tmp = dir.join(".check");
-        let j = match check_logs(M::MODEL, &logs, &tmp) {
-            Ok(said) => format!("{:?}", judge(&mirror, &b, &logs, config, said)),
-            Err(e) => e,
-        };
-        let mut out = String::new();
-        for (k, a) in b.actions().iter().enumerate() {
-            let v = mirror.first_violated(b.state(k + 1)).unwrap_or("");
-            let _ = writeln!(
-                out,
-                "{:3} {a}{}{}",
-                k + 1,
-                if logs.printed(k + 1) {
-                    ""
-                } else {
-                    "  (hidden)"
-                },
-                if v.is_empty() {
-                    String::new()
-                } else {
-                    format!("  VIOLATES {v}")
-                }
-            );
-        }
-        let _ = writeln!(out, "{j}");
-        out
+    ) -> Result<Kept, String> {
+        (self.keep)(config, seed, self.max_len, dir)
     }
-    with_renderer!(model, M, R, len => go::<M, R>(config, seed, len, dir))
 }
 
-/// Behaviour `seed` of `model` under `config`: its logs written into `dir` (kept), their paths, and the
-/// in-process judgement; for running the real binary on the same files.
-pub fn keep(
-    model: &str,
+fn dump<M: Mirror, R: Render<M>>(config: Config, seed: u64, max_len: usize, dir: &Path) -> String {
+    let c = constants::<M>(config).expect("shipped configs parse");
+    let mirror = M::new(&c).expect("shipped constants fit the mirror");
+    let mut rng = Rng::new(seed);
+    let b = walk(&mirror, &mut rng, max_len, R::weight);
+    let logs = render::<M, R>(&mirror, &c, &b, &mut rng);
+    let _ = logs.write(dir);
+    let tmp = dir.join(".check");
+    let j = match check_logs(R::monitor(), &logs, &tmp) {
+        Ok(said) => format!("{:?}", judge(&mirror, &b, &logs, config, said)),
+        Err(e) => e,
+    };
+    let mut out = String::new();
+    for (k, a) in b.actions().iter().enumerate() {
+        let v = mirror.first_violated(b.state(k + 1)).unwrap_or("");
+        let _ = writeln!(
+            out,
+            "{:3} {a}{}{}",
+            k + 1,
+            if logs.printed(k + 1) {
+                ""
+            } else {
+                "  (hidden)"
+            },
+            if v.is_empty() {
+                String::new()
+            } else {
+                format!("  VIOLATES {v}")
+            }
+        );
+    }
+    let _ = writeln!(out, "{j}");
+    out
+}
+
+fn keep<M: Mirror, R: Render<M>>(
     config: Config,
     seed: u64,
+    max_len: usize,
     dir: &Path,
-) -> Option<Result<(Vec<PathBuf>, Judged), String>> {
-    fn go<M: Mirror, R: Render<M>>(
-        config: Config,
-        seed: u64,
-        max_len: usize,
-        dir: &Path,
-    ) -> Result<(Vec<PathBuf>, Judged), String> {
-        let c = constants(M::MODEL, config)?;
-        let mirror = M::new(&c)?;
-        let mut rng = Rng::new(seed);
-        let b = walk(&mirror, &mut rng, max_len, R::weight);
-        let logs = render::<M, R>(&mirror, &c, &b, &mut rng);
-        let paths = logs.write(dir).map_err(|e| e.to_string())?;
-        let said = check_logs(M::MODEL, &logs, &dir.join(".check"))?;
-        Ok((paths, judge(&mirror, &b, &logs, config, said)))
-    }
-    with_renderer!(model, M, R, len => go::<M, R>(config, seed, len, dir))
+) -> Result<(Vec<PathBuf>, Judged), String> {
+    let c = constants::<M>(config)?;
+    let mirror = M::new(&c)?;
+    let mut rng = Rng::new(seed);
+    let b = walk(&mirror, &mut rng, max_len, R::weight);
+    let logs = render::<M, R>(&mirror, &c, &b, &mut rng);
+    let paths = logs.write(dir).map_err(|e| e.to_string())?;
+    let said = check_logs(R::monitor(), &logs, &dir.join(".check"))?;
+    Ok((paths, judge(&mirror, &b, &logs, config, said)))
 }
-
-/// The models that have a renderer.
-pub const MODELS: &[&str] = &[
-    "scm-secret-keys",
-    "scm-finalization",
-    "dn-finalize-block",
-    "recon-om-sync",
-];
 
 #[cfg(test)]
 mod tests {
@@ -887,7 +863,10 @@ mod tests {
     }
 
     fn agree(model: &str, config: Config, n: usize) {
-        let t = run_model(model, config, n, 0).expect("a renderer");
+        let t = crate::bugs::by_name(model)
+            .expect("a registered bug")
+            .refinement
+            .run(config, n, 0);
         eprintln!("{}\n{}", Table::header(), t.row());
         for (seed, d) in t.disagreements.iter().take(5) {
             eprintln!("seed {seed}: {d}");
@@ -924,7 +903,7 @@ mod tests {
 
     /// The behaviour of a disagreement, replayed by its actions: rendered with `seed`, checked, judged.
     fn regression<M: Mirror, R: Render<M>>(config: Config, actions: &[&str], seed: u64) -> Judged {
-        let c = constants(M::MODEL, config).unwrap();
+        let c = constants::<M>(config).unwrap();
         let mirror = M::new(&c).unwrap();
         let b = replay_actions(&mirror, actions).unwrap();
         let j = run_behaviour::<M, R>(&mirror, &c, config, &b, &mut Rng::new(seed), seed);
@@ -949,16 +928,18 @@ mod tests {
             "Reconcile",
         ];
         for seed in 0..8 {
-            let j = regression::<crate::spec::recon_om_sync::ReconOmSync, recon_om_sync::Renderer>(
-                Config::Bug,
-                &actions,
-                seed,
-            );
+            let j = regression::<
+                crate::bugs::recon_om_sync::mirror::ReconOmSync,
+                crate::bugs::recon_om_sync::logs::Renderer,
+            >(Config::Bug, &actions, seed);
             assert_eq!(j.class, Class::Healthy);
             assert!(j.said.violations.is_empty());
         }
         // One task left stale: the violation is at the Reconcile (step 8 of 8).
-        let j = regression::<crate::spec::recon_om_sync::ReconOmSync, recon_om_sync::Renderer>(
+        let j = regression::<
+            crate::bugs::recon_om_sync::mirror::ReconOmSync,
+            crate::bugs::recon_om_sync::logs::Renderer,
+        >(
             Config::Bug,
             &actions[..5]
                 .iter()
@@ -997,8 +978,8 @@ mod tests {
     /// Under the bug config the same actions violate at the restart (step 8).
     #[test]
     fn scm_patched_restart_after_a_crash_mid_install_agrees() {
-        type M = crate::spec::scm_finalization::ScmFinalization;
-        type R = scm_finalization::Renderer;
+        type M = crate::bugs::scm_finalization::mirror::ScmFinalization;
+        type R = crate::bugs::scm_finalization::logs::Renderer;
         let actions = [
             "BecomeLeader(s2)",
             "Finalize",
@@ -1031,8 +1012,8 @@ mod tests {
     /// could not see, rather than stay silent about the restart.
     #[test]
     fn scm_crash_before_the_checkpoint_version_is_shown_agrees() {
-        type M = crate::spec::scm_finalization::ScmFinalization;
-        type R = scm_finalization::Renderer;
+        type M = crate::bugs::scm_finalization::mirror::ScmFinalization;
+        type R = crate::bugs::scm_finalization::logs::Renderer;
         let actions = [
             "BecomeLeader(s2)",
             "Register(s2, d1)",
@@ -1072,8 +1053,8 @@ mod tests {
     /// fixed one, reduced), each healthy in the mirror and now in `check`, with a violating control.
     #[test]
     fn scm_secret_keys_regressions_agree() {
-        type M = crate::spec::scm_secret_keys::ScmSecretKeys;
-        type R = scm_secret_keys::Renderer;
+        type M = crate::bugs::scm_secret_keys::mirror::ScmSecretKeys;
+        type R = crate::bugs::scm_secret_keys::logs::Renderer;
         let healthy = |config: Config, actions: &[&str]| {
             for seed in 0..4 {
                 let j = regression::<M, R>(config, actions, seed);

@@ -1,4 +1,4 @@
-//! `recon-om-sync`: the inverse of [`crate::spec::witness::recon_om_sync`], printing each step of
+//! `recon-om-sync`: the inverse of [`super::witness`], printing each step of
 //! `ReconOmSync` as the lines of one Recon (`ozone-hadoop-recon-recon1.log`).
 //!
 //! Sequence numbers: the spec's `n` is `n * k` for a per-behaviour `k`, which keeps the order within a
@@ -19,8 +19,8 @@
 //! out in one behaviour of four) and `Skipping startup task reinitialization because the local OM DB store is
 //! not initialized yet ...`: Recon at sequence number 0 of a fresh OM.
 
-use super::{shutdown_banner, startup_banner, Logs, Render, Rng};
-use crate::spec::recon_om_sync::{ReconOmSync, State};
+use super::mirror::{ReconOmSync, State};
+use crate::refinement::{shutdown_banner, startup_banner, Logs, Render, Rng};
 use crate::spec::{Constants, Step};
 
 pub const MAX_LEN: usize = 30;
@@ -83,6 +83,10 @@ impl Renderer {
 }
 
 impl Render<ReconOmSync> for Renderer {
+    fn monitor() -> Box<dyn crate::model::Model> {
+        Box::new(super::monitor::ReconOmSync::default())
+    }
+
     fn start(
         _m: &ReconOmSync,
         constants: &Constants,

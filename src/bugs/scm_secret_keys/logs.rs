@@ -1,4 +1,4 @@
-//! `scm-secret-keys`: the inverse of [`crate::spec::witness::scm_secret_keys`], printing each step of
+//! `scm-secret-keys`: the inverse of [`super::witness`], printing each step of
 //! `ScmSecretKeys` as SCM lines (`ozone-hadoop-scm-scmN.log`).
 //!
 //! Key `k` is a `SecretKey(id = <uuid>, creation at: <the step that made it>, expire at: ...)`; a key the
@@ -19,8 +19,8 @@
 //! | `Restart(s)` | `STARTUP_MSG` banner, `Updated lastAppliedTermIndex ...` |
 //! | `ExpireKey(k)`, `PurgeLog`, `Crash(s)` | nothing (hidden) |
 
-use super::{host_of, shutdown_banner, startup_banner, Behaviour, Logs, Render, Rng};
-use crate::spec::scm_secret_keys::{KeySet, ScmSecretKeys, State};
+use super::mirror::{KeySet, ScmSecretKeys, State};
+use crate::refinement::{host_of, shutdown_banner, startup_banner, Behaviour, Logs, Render, Rng};
 use crate::spec::{Constants, Step};
 use crate::tla::value::TlaValue;
 
@@ -63,7 +63,7 @@ pub struct Renderer {
 
 /// `2026-08-23T11:00:00.000Z`, as `java.time.Instant` prints.
 fn instant(ms: i64) -> String {
-    let t = super::ts_text(ms);
+    let t = crate::refinement::ts_text(ms);
     format!("{}T{}.{}Z", &t[..10], &t[11..19], &t[20..23])
 }
 
@@ -175,6 +175,10 @@ impl Renderer {
 }
 
 impl Render<ScmSecretKeys> for Renderer {
+    fn monitor() -> Box<dyn crate::model::Model> {
+        Box::new(super::monitor::ScmSecretKeys::default())
+    }
+
     fn start(
         _m: &ScmSecretKeys,
         constants: &Constants,

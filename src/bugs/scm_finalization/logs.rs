@@ -1,4 +1,4 @@
-//! `scm-finalization`: the inverse of [`crate::spec::witness::scm_finalization`], printing each step of
+//! `scm-finalization`: the inverse of [`super::witness`], printing each step of
 //! `ScmFinalization` as SCM lines (`ozone-hadoop-scm-scmN.log`) and datanode lines
 //! (`ozone-hadoop-datanode-dnN.log`). Versions: 0 = `INITIAL_VERSION (0)`, 1 = `ZDU (100)`.
 //!
@@ -17,8 +17,8 @@
 //! | `Restart(s)` | `STARTUP_MSG`, `Initializing version manager with apparent version V ...` (V = the VERSION file read), patched with the DB ahead: `Version ZDU (100) has been finalized.`, then `starting Raft server for scm:<scmId>` |
 //! | `Propose`, `PurgeLog`, `ApplyEntry(s)` of a tx entry, `Crash(s)` | nothing (hidden) |
 
-use super::{host_of, shutdown_banner, startup_banner, Logs, Render, Rng};
-use crate::spec::scm_finalization::{Entry, ScmFinalization, State};
+use super::mirror::{Entry, ScmFinalization, State};
+use crate::refinement::{host_of, shutdown_banner, startup_banner, Logs, Render, Rng};
 use crate::spec::{Constants, Step};
 use crate::tla::value::TlaValue;
 
@@ -148,6 +148,10 @@ impl Renderer {
 }
 
 impl Render<ScmFinalization> for Renderer {
+    fn monitor() -> Box<dyn crate::model::Model> {
+        Box::new(super::monitor::ScmFinalization::default())
+    }
+
     fn start(
         _m: &ScmFinalization,
         constants: &Constants,

@@ -1,4 +1,4 @@
-//! `dn-finalize-block`: the inverse of [`crate::spec::witness::dn_finalize_block`], printing each step of
+//! `dn-finalize-block`: the inverse of [`super::witness`], printing each step of
 //! `DnFinalizeBlock` as datanode lines (`ozone-hadoop-datanode-dnN.log`, BlockManagerImpl at DEBUG, as the
 //! witness table needs).
 //!
@@ -12,8 +12,8 @@
 //! | `Restart(d)` | `STARTUP_MSG` banner, signal handlers, `HddsDatanodeService <uuid>(...)`, `Setting the last applied index` |
 //! | `StartPutBlock`, `AppendPutBlock`, `FinalizeBlock`, `StreamWrite`, `Crash(d)` | nothing (hidden) |
 
-use super::{host_of, shutdown_banner, startup_banner, Logs, Render, Rng};
-use crate::spec::dn_finalize_block::{DnFinalizeBlock, State};
+use super::mirror::{DnFinalizeBlock, State};
+use crate::refinement::{host_of, shutdown_banner, startup_banner, Logs, Render, Rng};
 use crate::spec::{Constants, Step};
 
 /// Walk length: long enough to append, finalize and apply on several datanodes.
@@ -112,6 +112,10 @@ impl Renderer {
 }
 
 impl Render<DnFinalizeBlock> for Renderer {
+    fn monitor() -> Box<dyn crate::model::Model> {
+        Box::new(super::monitor::DnFinalizeBlock::default())
+    }
+
     fn start(
         _m: &DnFinalizeBlock,
         constants: &Constants,
