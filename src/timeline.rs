@@ -82,8 +82,12 @@ pub fn build(
 }
 
 /// Merges per-input event lists (each in input order).
+///
+/// Within one input, order is kept per node, not across nodes: per-node logs concatenated into one file (or
+/// piped on stdin) are merged by clocks and causal edges like separate files. Single-JVM test output has one
+/// clock, so there the whole input's order is the truth.
 pub fn from_events(
-    inputs: Vec<InputStats>,
+    mut inputs: Vec<InputStats>,
     mut per_input: Vec<Vec<Event>>,
     test_output: Vec<bool>,
     max_skew_ms: i64,
@@ -91,36 +95,48 @@ pub fn from_events(
     let aliases = learn_aliases(&per_input);
     for events in &mut per_input {
         resolve_nodes(events, &aliases);
+    }
+    inherit_family_nodes(&inputs, &mut per_input, &test_output);
+    for events in &mut per_input {
         attribute_single_component(events);
     }
+    drop_repeated_story(&mut inputs, &mut per_input, &test_output);
+    drop_repeated_records(&mut inputs, &mut per_input);
     let services = learn_services(&inputs, &per_input);
 
-    // The happens-before graph: input order, then causal facts.
+    // The happens-before graph: each node's order within an input (a test-output input's whole order), the
+    // rotated files of one node after each other, then causal facts.
     let total: usize = per_input.iter().map(Vec::len).sum();
     let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(total, total * 2);
     let mut all: Vec<Event> = Vec::with_capacity(total);
     let mut last_of_node: HashMap<Option<Arc<str>>, NodeIndex> = HashMap::new();
-    for events in per_input {
+    for (input, events) in per_input.into_iter().enumerate() {
+        let one_chain = test_output.get(input).copied().unwrap_or(false);
+        let mut prev_of_node: HashMap<Option<Arc<str>>, NodeIndex> = HashMap::new();
         let mut prev: Option<NodeIndex> = None;
         for e in events {
             let ix = graph.add_node(());
-            if let Some(p) = prev {
+            let before = if one_chain {
+                prev
+            } else {
+                prev_of_node.get(&e.node).copied()
+            };
+            if let Some(p) = before {
                 graph.add_edge(p, ix, ());
             }
-            // Rotated files of one node follow each other.
-            if e.node.is_some() {
+            // A node's first event in this input follows its last one in the inputs before (its older rotation).
+            if e.node.is_some() && !prev_of_node.contains_key(&e.node) {
                 if let Some(&p) = last_of_node.get(&e.node) {
-                    if prev.is_none() {
-                        graph.add_edge(p, ix, ());
-                    }
+                    graph.update_edge(p, ix, ());
                 }
             }
+            prev_of_node.insert(e.node.clone(), ix);
             prev = Some(ix);
             all.push(e);
         }
-        if let Some(p) = prev {
-            if let Some(e) = all.last() {
-                last_of_node.insert(e.node.clone(), p);
+        for (node, ix) in prev_of_node {
+            if node.is_some() {
+                last_of_node.insert(node, ix);
             }
         }
     }
@@ -149,7 +165,9 @@ pub fn from_events(
         for next in graph.neighbors(NodeIndex::new(i)) {
             let j = next.index();
             if let (Some(a), Some(b)) = (all[i].time, all[j].time) {
-                if a.millis - b.millis > max_skew_ms && all[i].span.input != all[j].span.input {
+                let apart =
+                    all[i].span.input != all[j].span.input || all[i].node != all[j].node;
+                if a.millis - b.millis > max_skew_ms && apart {
                     skew_warnings.push((i, j));
                 }
             }
@@ -246,7 +264,10 @@ impl Timeline {
     /// by clocks that may be skewed?
     pub fn order_is_certain(&self, a: usize, b: usize) -> bool {
         let (x, y) = (&self.events[a], &self.events[b]);
-        if x.span.input == y.span.input || (x.node.is_some() && x.node == y.node) {
+        // One input's order is certain for one node, and for every node of single-JVM test output (one clock).
+        if (x.node.is_some() && x.node == y.node)
+            || (x.span.input == y.span.input && (x.node == y.node || self.is_test_output(x.span.input)))
+        {
             return true;
         }
         if let (Some(tx), Some(ty)) = (x.time, y.time) {
@@ -283,6 +304,169 @@ impl Timeline {
             .get(input as usize)
             .copied()
             .unwrap_or(false)
+    }
+}
+
+/// The rotated parts of one log (consecutive inputs with the same live file, as `input::resolve` orders
+/// them) are one process's output: a part without a banner (the banner is in an older part) keeps the node
+/// the family's banner named, instead of falling back to thread-name prefixes that split one node in two.
+fn inherit_family_nodes(inputs: &[InputStats], per_input: &mut [Vec<Event>], test_output: &[bool]) {
+    let family = |i: usize| -> Option<std::path::PathBuf> {
+        let path = &inputs[i].path;
+        (path != "-" && !test_output.get(i).copied().unwrap_or(false))
+            .then(|| crate::input::rotation_base(std::path::Path::new(path)))
+    };
+    let mut start = 0;
+    while start < inputs.len() {
+        let base = family(start);
+        let mut end = start + 1;
+        while end < inputs.len() && base.is_some() && family(end) == base {
+            end += 1;
+        }
+        if end - start > 1 {
+            let weak = |from: Option<NodeSource>| {
+                matches!(
+                    from,
+                    None | Some(
+                        NodeSource::ThreadPrefix
+                            | NodeSource::RatisMember
+                            | NodeSource::Context
+                            | NodeSource::IpcPort
+                    )
+                )
+            };
+            // Before the first banner of the family, its host is the best word there is.
+            let mut current: Option<Arc<str>> = per_input[start..end]
+                .iter()
+                .flatten()
+                .find(|e| e.node_from == Some(NodeSource::Banner))
+                .and_then(|e| e.node.clone());
+            for events in &mut per_input[start..end] {
+                for e in events.iter_mut() {
+                    if e.node_from == Some(NodeSource::Banner) {
+                        current = e.node.clone();
+                    } else if let Some(host) = current.as_ref().filter(|_| weak(e.node_from)) {
+                        e.node = Some(host.clone());
+                        e.node_from = Some(NodeSource::Banner);
+                    }
+                }
+            }
+        }
+        start = end;
+    }
+}
+
+/// What an event says, without where, when and on which thread it was said: what tells that a test-output
+/// file and per-node daemon logs describe the same story. Host names and addresses differ between the two
+/// layouts (`ci-runner-7` vs `scm1`), so they are left out.
+fn story_fingerprint(e: &Event) -> Option<u64> {
+    use std::hash::{Hash, Hasher};
+    let fields: Vec<_> = e
+        .fields
+        .iter()
+        .filter(|(n, v)| !matches!(v, Value::HostIp { .. }) && !matches!(*n, "host" | "address"))
+        .collect();
+    if fields.is_empty() {
+        return None;
+    }
+    let mut h = rustc_hash::FxHasher::default();
+    e.kind.name().hash(&mut h);
+    format!("{fields:?}").hash(&mut h);
+    Some(h.finish())
+}
+
+/// The share of a test-output input's distinct event contents that, when also in the per-node daemon logs
+/// of the same run, makes it a second telling of their story (the fixtures' `merged/` copies share 58-62%;
+/// unrelated runs share next to nothing, the ids being random UUIDs).
+const SAME_STORY_SHARE: f64 = 0.5;
+
+/// A single-JVM test-output input whose events mostly repeat the per-node daemon logs of the same run (a
+/// case directory holding both, as the scenario fixtures do) is the same story told twice: replaying both
+/// would double every event, so the test output is left out, and the warning says so.
+fn drop_repeated_story(inputs: &mut [InputStats], per_input: &mut [Vec<Event>], test_output: &[bool]) {
+    let is_test = |i: usize| test_output.get(i).copied().unwrap_or(false);
+    let daemon: Vec<usize> = (0..per_input.len()).filter(|&i| !is_test(i)).collect();
+    if daemon.is_empty() || daemon.len() == per_input.len() {
+        return;
+    }
+    let mut told: HashMap<u64, Vec<usize>> = HashMap::new();
+    for &i in &daemon {
+        for f in per_input[i].iter().filter_map(story_fingerprint) {
+            let by = told.entry(f).or_default();
+            if by.last() != Some(&i) {
+                by.push(i);
+            }
+        }
+    }
+    for i in (0..per_input.len()).filter(|&i| is_test(i)) {
+        let mine: std::collections::HashSet<u64> =
+            per_input[i].iter().filter_map(story_fingerprint).collect();
+        let shared: Vec<&u64> = mine.iter().filter(|f| told.contains_key(f)).collect();
+        if mine.len() < 3 || (shared.len() as f64) < SAME_STORY_SHARE * mine.len() as f64 {
+            continue;
+        }
+        let mut by: Vec<usize> = shared.iter().flat_map(|f| told[f].iter().copied()).collect();
+        by.sort_unstable();
+        by.dedup();
+        let names: Vec<&str> = by.iter().map(|&j| inputs[j].path.as_str()).collect();
+        let note = format!(
+            "{}: single-JVM test output that tells the story of the per-node logs also given ({} of its {} distinct events are theirs: {}); read once, from the per-node logs",
+            inputs[i].path,
+            shared.len(),
+            mine.len(),
+            names.join(", ")
+        );
+        inputs[i].repeats = Some(names.join(", "));
+        inputs[i].warnings.push(note);
+        per_input[i].clear();
+    }
+}
+
+/// A record that repeats an earlier record of the same node (same time, thread and first line), in this
+/// input or an earlier one, is replayed once: `cat a.log a.log`, a copy of a log in another form (gzip), or
+/// copytruncate rotation's overlap.
+fn drop_repeated_records(inputs: &mut [InputStats], per_input: &mut [Vec<Event>]) {
+    use std::hash::{Hash, Hasher};
+    let mut seen: HashMap<(Option<Arc<str>>, u64), u32> = HashMap::new();
+    for (i, events) in per_input.iter_mut().enumerate() {
+        let mut from: std::collections::BTreeSet<u32> = Default::default();
+        let before = events.len();
+        events.retain(|e| {
+            let mut h = rustc_hash::FxHasher::default();
+            e.time.map(|t| t.millis).hash(&mut h);
+            e.thread.hash(&mut h);
+            e.excerpt.hash(&mut h);
+            match seen.entry((e.node.clone(), h.finish())) {
+                std::collections::hash_map::Entry::Occupied(o) => {
+                    from.insert(*o.get());
+                    false
+                }
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(i as u32);
+                    true
+                }
+            }
+        });
+        let dropped = (before - events.len()) as u64;
+        if dropped > 0 {
+            let names: Vec<String> = from
+                .iter()
+                .map(|&j| {
+                    if j as usize == i {
+                        "earlier in this input".to_string()
+                    } else {
+                        inputs[j as usize].path.clone()
+                    }
+                })
+                .collect();
+            inputs[i].repeated_records += dropped;
+            let note = format!(
+                "{}: {dropped} record(s) repeat earlier records of the same node (same time, thread and text; {}); each is replayed once",
+                inputs[i].path,
+                names.join(", ")
+            );
+            inputs[i].warnings.push(note);
+        }
     }
 }
 
