@@ -92,6 +92,11 @@ pub fn from_events(
     test_output: Vec<bool>,
     max_skew_ms: i64,
 ) -> Timeline {
+    for (i, events) in per_input.iter_mut().enumerate() {
+        if !test_output.get(i).copied().unwrap_or(false) {
+            end_banner_where_another_log_begins(events);
+        }
+    }
     let aliases = learn_aliases(&per_input);
     for events in &mut per_input {
         resolve_nodes(events, &aliases);
@@ -307,6 +312,48 @@ impl Timeline {
     }
 }
 
+/// In a daemon-layout input, a banner's `host =` names the node of the lines after it, up to the next banner.
+/// Per-node logs concatenated into one input break that when a part has no banner of its own (a log that
+/// starts mid-run): its lines would be taken for the previous node's. Where the clock goes back and, at the
+/// same record, a thread names a process identity (Ratis peer, node-id prefix) not seen since the banner,
+/// another node's log begins: from there on, up to the next banner, lines get only the node their thread
+/// names (or none), never the banner's.
+fn end_banner_where_another_log_begins(events: &mut [Event]) {
+    let mut seen: std::collections::HashSet<Arc<str>> = Default::default();
+    let mut latest: Option<i64> = None;
+    let mut unnamed = false;
+    for e in events.iter_mut() {
+        if e.kind == EventKind::ProcessStarted {
+            seen.clear();
+            latest = None;
+            unnamed = false;
+        }
+        if e.node_from != Some(NodeSource::Banner) {
+            continue;
+        }
+        let named = crate::node::from_thread(&e.thread, &[]);
+        if !unnamed {
+            let went_back = matches!((latest, e.time), (Some(l), Some(t)) if t.millis < l);
+            if let Some((id, _)) = &named {
+                if went_back && !seen.contains(id) {
+                    unnamed = true;
+                } else {
+                    seen.insert(id.clone());
+                }
+            }
+            if let Some(t) = e.time {
+                latest = Some(latest.map_or(t.millis, |l| l.max(t.millis)));
+            }
+        }
+        if unnamed {
+            (e.node, e.node_from) = match named {
+                Some((n, from)) => (Some(n), Some(from)),
+                None => (None, None),
+            };
+        }
+    }
+}
+
 /// The rotated parts of one log (consecutive inputs with the same live file, as `input::resolve` orders
 /// them) are one process's output: a part without a banner (the banner is in an older part) keeps the node
 /// the family's banner named, instead of falling back to thread-name prefixes that split one node in two.
@@ -376,7 +423,7 @@ fn story_fingerprint(e: &Event) -> Option<u64> {
 }
 
 /// The share of a test-output input's distinct event contents that, when also in the per-node daemon logs
-/// of the same run, makes it a second telling of their story (the fixtures' `merged/` copies share 58-62%;
+/// of the same run, makes it a second telling of their story (the fixtures' `merged/` copies share 54-100%;
 /// unrelated runs share next to nothing, the ids being random UUIDs).
 const SAME_STORY_SHARE: f64 = 0.5;
 
