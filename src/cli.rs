@@ -301,6 +301,12 @@ pub struct Prepared {
 }
 
 pub fn prepare(args: &InputArgs) -> Result<Prepared, Report> {
+    prepare_runs(args, false)
+}
+
+/// [`prepare`]; with `per_file` (each file a run of its own) a repeated file is no double replay, so every
+/// file named is kept.
+pub fn prepare_runs(args: &InputArgs, per_file: bool) -> Result<Prepared, Report> {
     let grammar = Grammar::with_overrides(&args.grammar)?;
     let layout = match &args.layout {
         None => None,
@@ -317,7 +323,7 @@ pub fn prepare(args: &InputArgs) -> Result<Prepared, Report> {
         sources,
         skipped,
         rotation,
-    } = input::resolve_all(&args.inputs)?;
+    } = input::resolve_all(&args.inputs, !per_file)?;
     for s in &skipped {
         say!(
             "ozone-conform: warning: {}: {} as {}; read once",
@@ -631,7 +637,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     crate::check::select(models).map_err(|e| miette!(code = "ozone_conform::usage", "{e}"))?;
     let max_skew = i64::try_from(max_skew)
         .map_err(|_| miette!(code = "ozone_conform::usage", "--max-skew is too large"))?;
-    let mut p = prepare(args)?;
+    let mut p = prepare_runs(args, per_file)?;
     let format = format.resolve(io::stderr().is_terminal());
     if *follow {
         if per_file {

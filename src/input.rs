@@ -82,14 +82,15 @@ pub struct Resolved {
 
 /// Expands the command line's inputs: `-`, files, directories (recursively) and globs.
 pub fn resolve(args: &[String]) -> Result<Vec<Source>, InputError> {
-    resolve_all(args).map(|r| r.sources)
+    resolve_all(args, true).map(|r| r.sources)
 }
 
 /// [`resolve`], also saying which inputs repeat others (read once) and how rotation families were ordered.
 ///
 /// A rotation family (`x.log.2`, `x.log.1`, `x.log`) is read oldest first whatever the argument order
-/// (`check *.log*` puts `x.log` before `x.log.1`), at the place of its first member.
-pub fn resolve_all(args: &[String]) -> Result<Resolved, InputError> {
+/// (`check *.log*` puts `x.log` before `x.log.1`), at the place of its first member. `read_once` leaves out
+/// repeated files; without it (`check --per-file`, where each file is a run of its own) every one is kept.
+pub fn resolve_all(args: &[String], read_once: bool) -> Result<Resolved, InputError> {
     let mut named = Vec::new();
     for arg in args {
         if arg == "-" {
@@ -128,7 +129,11 @@ pub fn resolve_all(args: &[String]) -> Result<Resolved, InputError> {
             return Err(InputError::Missing { path: arg.clone() });
         }
     }
-    let (kept, skipped) = drop_repeated_files(named)?;
+    let (kept, skipped) = if read_once {
+        drop_repeated_files(named)?
+    } else {
+        (named, Vec::new())
+    };
     let (sources, rotation) = order_families(kept);
     Ok(Resolved {
         sources,
@@ -720,7 +725,7 @@ mod tests {
         std::fs::write(p("scm3.log.2"), b"oldest\n").unwrap();
         std::fs::write(p("copy.txt"), b"older\n").unwrap();
         let args = [p("scm3.log"), p("scm3.log.1"), p("scm3.log.2"), p("scm3.log"), p("copy.txt")];
-        let r = resolve_all(&args).unwrap();
+        let r = resolve_all(&args, true).unwrap();
         let names: Vec<_> = r.sources.iter().map(|s| s.file_name().unwrap()).collect();
         assert_eq!(names, ["scm3.log.2", "scm3.log.1", "scm3.log"]);
         assert_eq!(
@@ -737,7 +742,7 @@ mod tests {
             ]
         );
         // A directory that also holds a file given explicitly: the file is read once.
-        let r = resolve_all(&[p("scm3.log"), dir.path().to_string_lossy().into_owned()]).unwrap();
+        let r = resolve_all(&[p("scm3.log"), dir.path().to_string_lossy().into_owned()], true).unwrap();
         assert_eq!(r.sources.len(), 3);
         assert_eq!(r.skipped.len(), 1);
     }
