@@ -235,10 +235,7 @@ fn order_families(sources: Vec<Source>) -> (Vec<Source>, Vec<Option<String>>) {
     let mut families: Vec<(Option<PathBuf>, Vec<Source>)> = Vec::new();
     for s in sources {
         let base = base_of(&s);
-        match families
-            .iter_mut()
-            .find(|(b, _)| b.is_some() && *b == base)
-        {
+        match families.iter_mut().find(|(b, _)| b.is_some() && *b == base) {
             Some((_, members)) => members.push(s),
             None => families.push((base, vec![s])),
         }
@@ -265,7 +262,14 @@ fn order_families(sources: Vec<Source>) -> (Vec<Source>, Vec<Option<String>>) {
                     Source::File(p) | Source::Follow(p) => match rotation_key(p).1 {
                         Rotation::Live => "live file, newest".to_string(),
                         Rotation::Numbered(k) => format!("suffix .{k}"),
-                        Rotation::Dated(d, k) => format!("date {d}{}", if k > 0 { format!(" #{k}") } else { String::new() }),
+                        Rotation::Dated(d, k) => format!(
+                            "date {d}{}",
+                            if k > 0 {
+                                format!(" #{k}")
+                            } else {
+                                String::new()
+                            }
+                        ),
                     },
                     Source::Stdin => String::new(),
                 };
@@ -348,7 +352,10 @@ fn rotation_key(path: &Path) -> (PathBuf, Rotation) {
     for sep in [".log.", ".log-"] {
         if let Some((base, n)) = name.rsplit_once(sep) {
             if let Ok(n) = n.parse::<i64>() {
-                return (path.with_file_name(format!("{base}.log")), Rotation::Numbered(n));
+                return (
+                    path.with_file_name(format!("{base}.log")),
+                    Rotation::Numbered(n),
+                );
             }
             if let Some(d) = date_suffix(n) {
                 return (
@@ -361,7 +368,9 @@ fn rotation_key(path: &Path) -> (PathBuf, Rotation) {
     // log4j2 `%d{yyyy-MM-dd}-%i`: `om-audit-2026-08-23-1.log`.
     if let Some(stem) = name.strip_suffix(".log") {
         let (stem, index) = match stem.rsplit_once('-') {
-            Some((s, i)) if !i.is_empty() && i.len() <= 4 && i.bytes().all(|c| c.is_ascii_digit()) => {
+            Some((s, i))
+                if !i.is_empty() && i.len() <= 4 && i.bytes().all(|c| c.is_ascii_digit()) =>
+            {
                 (s, i.parse().unwrap_or(0))
             }
             _ => (stem, 0),
@@ -724,7 +733,13 @@ mod tests {
         std::fs::write(p("scm3.log.1"), b"older\n").unwrap();
         std::fs::write(p("scm3.log.2"), b"oldest\n").unwrap();
         std::fs::write(p("copy.txt"), b"older\n").unwrap();
-        let args = [p("scm3.log"), p("scm3.log.1"), p("scm3.log.2"), p("scm3.log"), p("copy.txt")];
+        let args = [
+            p("scm3.log"),
+            p("scm3.log.1"),
+            p("scm3.log.2"),
+            p("scm3.log"),
+            p("copy.txt"),
+        ];
         let r = resolve_all(&args, true).unwrap();
         let names: Vec<_> = r.sources.iter().map(|s| s.file_name().unwrap()).collect();
         assert_eq!(names, ["scm3.log.2", "scm3.log.1", "scm3.log"]);
@@ -732,8 +747,15 @@ mod tests {
             r.rotation[0].as_deref(),
             Some("part 1 of 3 of scm3.log, oldest first (by suffix .2)")
         );
-        assert_eq!(r.rotation[2].as_deref(), Some("part 3 of 3 of scm3.log, oldest first (by live file, newest)"));
-        let skipped: Vec<_> = r.skipped.iter().map(|s| (s.path.clone(), s.same_as.clone(), s.reason)).collect();
+        assert_eq!(
+            r.rotation[2].as_deref(),
+            Some("part 3 of 3 of scm3.log, oldest first (by live file, newest)")
+        );
+        let skipped: Vec<_> = r
+            .skipped
+            .iter()
+            .map(|s| (s.path.clone(), s.same_as.clone(), s.reason))
+            .collect();
         assert_eq!(
             skipped,
             [
@@ -742,7 +764,11 @@ mod tests {
             ]
         );
         // A directory that also holds a file given explicitly: the file is read once.
-        let r = resolve_all(&[p("scm3.log"), dir.path().to_string_lossy().into_owned()], true).unwrap();
+        let r = resolve_all(
+            &[p("scm3.log"), dir.path().to_string_lossy().into_owned()],
+            true,
+        )
+        .unwrap();
         assert_eq!(r.sources.len(), 3);
         assert_eq!(r.skipped.len(), 1);
     }

@@ -381,7 +381,10 @@ fn looks_like_continuation(line: &[u8]) -> bool {
     if line.is_empty() || line[0] == b' ' || line[0] == b'\t' {
         return true;
     }
-    if line.starts_with(b"Caused by: ") || line.starts_with(b"Suppressed: ") || line.starts_with(b"...") {
+    if line.starts_with(b"Caused by: ")
+        || line.starts_with(b"Suppressed: ")
+        || line.starts_with(b"...")
+    {
         return true;
     }
     let head = match memchr::memchr(b':', line) {
@@ -393,7 +396,10 @@ fn looks_like_continuation(line: &[u8]) -> bool {
         && head
             .iter()
             .all(|&b| b.is_ascii_alphanumeric() || b == b'.' || b == b'$' || b == b'_')
-        && head.rsplit(|&b| b == b'.').next().is_some_and(|c| c.first().is_some_and(u8::is_ascii_uppercase))
+        && head
+            .rsplit(|&b| b == b'.')
+            .next()
+            .is_some_and(|c| c.first().is_some_and(u8::is_ascii_uppercase))
 }
 
 /// Detects docker prefixes and the layout from an input's first block.

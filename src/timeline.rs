@@ -170,8 +170,7 @@ pub fn from_events(
         for next in graph.neighbors(NodeIndex::new(i)) {
             let j = next.index();
             if let (Some(a), Some(b)) = (all[i].time, all[j].time) {
-                let apart =
-                    all[i].span.input != all[j].span.input || all[i].node != all[j].node;
+                let apart = all[i].span.input != all[j].span.input || all[i].node != all[j].node;
                 if a.millis - b.millis > max_skew_ms && apart {
                     skew_warnings.push((i, j));
                 }
@@ -271,7 +270,8 @@ impl Timeline {
         let (x, y) = (&self.events[a], &self.events[b]);
         // One input's order is certain for one node, and for every node of single-JVM test output (one clock).
         if (x.node.is_some() && x.node == y.node)
-            || (x.span.input == y.span.input && (x.node == y.node || self.is_test_output(x.span.input)))
+            || (x.span.input == y.span.input
+                && (x.node == y.node || self.is_test_output(x.span.input)))
         {
             return true;
         }
@@ -430,7 +430,11 @@ const SAME_STORY_SHARE: f64 = 0.5;
 /// A single-JVM test-output input whose events mostly repeat the per-node daemon logs of the same run (a
 /// case directory holding both, as the scenario fixtures do) is the same story told twice: replaying both
 /// would double every event, so the test output is left out, and the warning says so.
-fn drop_repeated_story(inputs: &mut [InputStats], per_input: &mut [Vec<Event>], test_output: &[bool]) {
+fn drop_repeated_story(
+    inputs: &mut [InputStats],
+    per_input: &mut [Vec<Event>],
+    test_output: &[bool],
+) {
     let is_test = |i: usize| test_output.get(i).copied().unwrap_or(false);
     let daemon: Vec<usize> = (0..per_input.len()).filter(|&i| !is_test(i)).collect();
     if daemon.is_empty() || daemon.len() == per_input.len() {
@@ -452,7 +456,10 @@ fn drop_repeated_story(inputs: &mut [InputStats], per_input: &mut [Vec<Event>], 
         if mine.len() < 3 || (shared.len() as f64) < SAME_STORY_SHARE * mine.len() as f64 {
             continue;
         }
-        let mut by: Vec<usize> = shared.iter().flat_map(|f| told[f].iter().copied()).collect();
+        let mut by: Vec<usize> = shared
+            .iter()
+            .flat_map(|f| told[f].iter().copied())
+            .collect();
         by.sort_unstable();
         by.dedup();
         let names: Vec<&str> = by.iter().map(|&j| inputs[j].path.as_str()).collect();

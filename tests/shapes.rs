@@ -11,9 +11,9 @@
 
 use assert_cmd::Command;
 use ozone_conform::check;
+use ozone_conform::event::Event;
 use ozone_conform::grammar::Grammar;
 use ozone_conform::input;
-use ozone_conform::event::Event;
 use ozone_conform::scan::{scan_input, InputStats, ScanOptions};
 use ozone_conform::timeline::{self, Timeline};
 use std::collections::BTreeMap;
@@ -159,7 +159,12 @@ fn build_cached(
         .iter()
         .map(|s| s.layout.as_deref() == Some("test"))
         .collect();
-    timeline::from_events(inputs, per_input, test_output, timeline::DEFAULT_MAX_SKEW_MS)
+    timeline::from_events(
+        inputs,
+        per_input,
+        test_output,
+        timeline::DEFAULT_MAX_SKEW_MS,
+    )
 }
 
 fn answer_of(tl: &Timeline, locate: Locate) -> Answer {
@@ -174,11 +179,14 @@ fn answer_of(tl: &Timeline, locate: Locate) -> Answer {
                     let e = &tl.events[v.primary];
                     let text = e.excerpt.as_bytes();
                     // The line as its node logged it, without a docker-compose prefix.
-                    let text = ozone_conform::node::split_docker_prefix(text).map_or(text, |(_, rest)| rest);
+                    let text = ozone_conform::node::split_docker_prefix(text)
+                        .map_or(text, |(_, rest)| rest);
                     Found {
                         invariant: v.invariant.to_string(),
                         node: v.node.as_deref().map(String::from),
-                        text: String::from_utf8_lossy(text).trim_end_matches('\r').to_string(),
+                        text: String::from_utf8_lossy(text)
+                            .trim_end_matches('\r')
+                            .to_string(),
                         at: locate(&tl.inputs[e.span.input as usize].path, e.span.line),
                     }
                 })
@@ -299,7 +307,9 @@ fn console(bytes: &[u8]) -> Vec<u8> {
 }
 
 fn console_line(line: &str) -> String {
-    let opens = line.len() > 24 && line.as_bytes()[..4].iter().all(u8::is_ascii_digit) && line.as_bytes()[23] == b' ';
+    let opens = line.len() > 24
+        && line.as_bytes()[..4].iter().all(u8::is_ascii_digit)
+        && line.as_bytes()[23] == b' ';
     let Some(close) = line.find("] ").filter(|_| opens) else {
         return line.to_string();
     };
@@ -330,7 +340,11 @@ fn the_canonical_answers_are_the_documented_ones() {
         let case = fx.name.split('/').nth(1).unwrap();
         let (verdict, found) = &a[own];
         match case {
-            "violating" => assert!(verdict == "violated" && !found.is_empty(), "{}: {a:?}", fx.name),
+            "violating" => assert!(
+                verdict == "violated" && !found.is_empty(),
+                "{}: {a:?}",
+                fx.name
+            ),
             "healthy" => assert_eq!(verdict, "conforms", "{}", fx.name),
             _ => assert_eq!(verdict, "inconclusive", "{}", fx.name),
         }
@@ -363,7 +377,10 @@ fn argument_order_concatenation_interleaving_crlf_and_duplicates_keep_the_answer
 
         for (shape, bytes) in [
             ("concatenated", concatenation(fx.files.iter())),
-            ("concatenated in reverse", concatenation(fx.files.iter().rev())),
+            (
+                "concatenated in reverse",
+                concatenation(fx.files.iter().rev()),
+            ),
             ("interleaved by time", interleaved(&fx)),
         ] {
             let one = write(t, &format!("{}.log", shape.replace(' ', "-")), &bytes);
@@ -393,11 +410,7 @@ fn argument_order_concatenation_interleaving_crlf_and_duplicates_keep_the_answer
         // files and the `merged/` copy of the same story) beside its files, and `cat a a` per node.
         let mut twice = original.clone();
         twice.extend(original.iter().cloned());
-        twice.extend(
-            fx.files
-                .iter()
-                .map(|(n, b)| write(&t.join("copies"), n, b)),
-        );
+        twice.extend(fx.files.iter().map(|(n, b)| write(&t.join("copies"), n, b)));
         twice.push(fx.dir.to_string_lossy().into_owned());
         let got = answer_of(&build(&twice, &grammar), &same_place);
         assert_eq!(got, want, "{}: duplicated inputs", fx.name);
@@ -408,7 +421,11 @@ fn argument_order_concatenation_interleaving_crlf_and_duplicates_keep_the_answer
             .collect();
         let got = answer_of(&build(&doubled, &grammar), &same_place);
         assert_eq!(got, want, "{}: each file's records twice", fx.name);
-        let cat_twice = [concatenation(fx.files.iter()), concatenation(fx.files.iter())].concat();
+        let cat_twice = [
+            concatenation(fx.files.iter()),
+            concatenation(fx.files.iter()),
+        ]
+        .concat();
         let one = write(t, "twice.log", &cat_twice);
         let got = answer_of(&build(&[one], &grammar), &nowhere);
         assert_eq!(got, loose, "{}: the concatenation twice", fx.name);
@@ -439,7 +456,13 @@ fn rotation_sweep(named: bool) -> usize {
         let tmp = tempfile::tempdir().unwrap();
         let t = tmp.path();
         let names: Vec<String> = (0..fx.files.len())
-            .map(|i| if named { fx.files[i].0.clone() } else { anonymous(i) })
+            .map(|i| {
+                if named {
+                    fx.files[i].0.clone()
+                } else {
+                    anonymous(i)
+                }
+            })
             .collect();
         let to_original: BTreeMap<String, String> = names
             .iter()
@@ -491,11 +514,18 @@ fn rotation_sweep(named: bool) -> usize {
                         Some((to_original[&file].clone(), line))
                     }
                 };
-                let got = answer_of(&build_cached(&args, &grammar, &mut cache, &cacheable), &locate);
+                let got = answer_of(
+                    &build_cached(&args, &grammar, &mut cache, &cacheable),
+                    &locate,
+                );
                 assert_eq!(
-                    got, want,
+                    got,
+                    want,
                     "{}: {} rotated before its record {} (of {}), named={named}",
-                    fx.name, fx.files[i].0, cut + 1, recs.len()
+                    fx.name,
+                    fx.files[i].0,
+                    cut + 1,
+                    recs.len()
                 );
                 std::fs::remove_dir_all(&dir).unwrap();
                 runs += 1;
@@ -589,9 +619,20 @@ fn stdin_gzip_and_thread_counts_through_the_binary() {
             .write_stdin(cat.clone())
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(code), "{}: stdin: {}", fx.name, String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{}: stdin: {}",
+            fx.name,
+            String::from_utf8_lossy(&out.stderr)
+        );
         let got = answer_of_json(&out.stdout, &|_, l| line_of(&cat, l), &nowhere);
-        assert_eq!(got, without_places(&want), "{}: concatenation on stdin", fx.name);
+        assert_eq!(
+            got,
+            without_places(&want),
+            "{}: concatenation on stdin",
+            fx.name
+        );
 
         // Gzip, by magic bytes, named `.log.gz`.
         let tmp = tempfile::tempdir().unwrap();
@@ -600,7 +641,8 @@ fn stdin_gzip_and_thread_counts_through_the_binary() {
             .iter()
             .map(|(n, b)| {
                 let p = tmp.path().join(format!("{n}.gz"));
-                let mut enc = GzEncoder::new(std::fs::File::create(&p).unwrap(), Compression::fast());
+                let mut enc =
+                    GzEncoder::new(std::fs::File::create(&p).unwrap(), Compression::fast());
                 enc.write_all(b).unwrap();
                 enc.finish().unwrap();
                 p.to_string_lossy().into_owned()
@@ -628,7 +670,12 @@ fn stdin_gzip_and_thread_counts_through_the_binary() {
                 .args(&gz)
                 .output()
                 .unwrap();
-            assert_eq!(again.status.code(), Some(code), "{}: {threads} threads", fx.name);
+            assert_eq!(
+                again.status.code(),
+                Some(code),
+                "{}: {threads} threads",
+                fx.name
+            );
             assert!(
                 again.stdout == out.stdout,
                 "{}: JSON with {threads} threads differs from 2 threads",
@@ -643,19 +690,44 @@ fn repeated_inputs_are_named_on_stderr_and_in_stats() {
     let h = format!("{SCENARIOS}/scm-secret-keys/healthy");
     let scm1 = format!("{h}/ozone-hadoop-scm-scm1.log");
     let tmp = tempfile::tempdir().unwrap();
-    let copy = write(tmp.path(), "elsewhere.log", &std::fs::read(root().join(&scm1)).unwrap());
+    let copy = write(
+        tmp.path(),
+        "elsewhere.log",
+        &std::fs::read(root().join(&scm1)).unwrap(),
+    );
     let out = bin()
         .args(["check", &format!("{h}/"), &scm1, &copy])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains(&format!("{scm1}: same file as {h}/ozone-hadoop-scm-scm1.log; read once")), "{stderr}");
-    assert!(stderr.contains(&format!("{copy}: same bytes as {h}/ozone-hadoop-scm-scm1.log; read once")), "{stderr}");
-    assert!(stderr.contains("single-JVM test output that tells the story of the per-node logs also given"), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{scm1}: same file as {h}/ozone-hadoop-scm-scm1.log; read once"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "{copy}: same bytes as {h}/ozone-hadoop-scm-scm1.log; read once"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "single-JVM test output that tells the story of the per-node logs also given"
+        ),
+        "{stderr}"
+    );
 
     let out = bin()
-        .args(["stats", "--format", "json", &format!("{h}/ozone-hadoop-scm-scm1.log"), &copy])
+        .args([
+            "stats",
+            "--format",
+            "json",
+            &format!("{h}/ozone-hadoop-scm-scm1.log"),
+            &copy,
+        ])
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -664,19 +736,37 @@ fn repeated_inputs_are_named_on_stderr_and_in_stats() {
     assert_eq!(v["inputs"].as_array().unwrap().len(), 1);
     let out = bin().args(["stats", &scm1, &copy]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains(&format!("{copy}\n  skipped     same bytes as {scm1}; read once")), "{text}");
+    assert!(
+        text.contains(&format!(
+            "{copy}\n  skipped     same bytes as {scm1}; read once"
+        )),
+        "{text}"
+    );
 
     // `cat a a`: the repeat is counted and said, not replayed (every record a rule reads, once).
-    let out = bin().args(["stats", "--format", "json", &scm1]).output().unwrap();
+    let out = bin()
+        .args(["stats", "--format", "json", &scm1])
+        .output()
+        .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let read = v["inputs"][0]["events"].as_u64().unwrap();
     assert!(read > 10);
-    let twice = [std::fs::read(root().join(&scm1)).unwrap(), std::fs::read(root().join(&scm1)).unwrap()].concat();
-    let out = bin().args(["check", "-"]).write_stdin(twice).output().unwrap();
+    let twice = [
+        std::fs::read(root().join(&scm1)).unwrap(),
+        std::fs::read(root().join(&scm1)).unwrap(),
+    ]
+    .concat();
+    let out = bin()
+        .args(["check", "-"])
+        .write_stdin(twice)
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(
-        stderr.contains(&format!("-: {read} record(s) repeat earlier records of the same node")),
+        stderr.contains(&format!(
+            "-: {read} record(s) repeat earlier records of the same node"
+        )),
         "{stderr}"
     );
 }
@@ -685,13 +775,30 @@ fn repeated_inputs_are_named_on_stderr_and_in_stats() {
 fn stats_says_how_a_rotation_family_was_ordered() {
     let tmp = tempfile::tempdir().unwrap();
     let recs: Vec<Vec<u8>> = {
-        let b = std::fs::read(root().join(SCENARIOS).join("scm-secret-keys/violating/ozone-hadoop-scm-scm3.log")).unwrap();
+        let b = std::fs::read(
+            root()
+                .join(SCENARIOS)
+                .join("scm-secret-keys/violating/ozone-hadoop-scm-scm3.log"),
+        )
+        .unwrap();
         records(&b).into_iter().map(<[u8]>::to_vec).collect()
     };
     let n = recs.len();
-    let live = write(tmp.path(), "ozone-hadoop-scm-scm3.log", &recs[2 * n / 3..].concat());
-    let one = write(tmp.path(), "ozone-hadoop-scm-scm3.log.1", &recs[n / 3..2 * n / 3].concat());
-    let two = write(tmp.path(), "ozone-hadoop-scm-scm3.log.2", &recs[..n / 3].concat());
+    let live = write(
+        tmp.path(),
+        "ozone-hadoop-scm-scm3.log",
+        &recs[2 * n / 3..].concat(),
+    );
+    let one = write(
+        tmp.path(),
+        "ozone-hadoop-scm-scm3.log.1",
+        &recs[n / 3..2 * n / 3].concat(),
+    );
+    let two = write(
+        tmp.path(),
+        "ozone-hadoop-scm-scm3.log.2",
+        &recs[..n / 3].concat(),
+    );
     let out = bin()
         .args(["stats", "--format", "json", &live, &one, &two])
         .output()
@@ -709,14 +816,20 @@ fn stats_says_how_a_rotation_family_was_ordered() {
         "part 3 of 3 of ozone-hadoop-scm-scm3.log, oldest first (by live file, newest)"
     );
     let out = bin().args(["stats", &live, &one, &two]).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).contains("  rotation    part 2 of 3 of ozone-hadoop-scm-scm3.log, oldest first (by suffix .1)"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains(
+        "  rotation    part 2 of 3 of ozone-hadoop-scm-scm3.log, oldest first (by suffix .1)"
+    ));
 }
 
 #[test]
 fn a_part_of_only_continuation_lines_is_a_warning_not_an_abort() {
     let h = root().join(SCENARIOS).join("scm-secret-keys/healthy");
     let tmp = tempfile::tempdir().unwrap();
-    let live = write(tmp.path(), "ozone-hadoop-scm-scm1.log", &std::fs::read(h.join("ozone-hadoop-scm-scm1.log")).unwrap());
+    let live = write(
+        tmp.path(),
+        "ozone-hadoop-scm-scm1.log",
+        &std::fs::read(h.join("ozone-hadoop-scm-scm1.log")).unwrap(),
+    );
     let old = write(
         tmp.path(),
         "ozone-hadoop-scm-scm1.log.1",
@@ -725,7 +838,12 @@ fn a_part_of_only_continuation_lines_is_a_warning_not_an_abort() {
     let out = bin().args(["check", &live, &old]).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains(&format!("warning: {old}: holds only continuation lines (4 line(s)")), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "warning: {old}: holds only continuation lines (4 line(s)"
+        )),
+        "{stderr}"
+    );
     // Lines that are no log at all stay an input error.
     let junk = write(tmp.path(), "junk.log", b"hello world\nthis is not a log\n");
     let out = bin().args(["check", &live, &junk]).output().unwrap();
