@@ -94,7 +94,7 @@ pub fn from_events(
 ) -> Timeline {
     for (i, events) in per_input.iter_mut().enumerate() {
         if !test_output.get(i).copied().unwrap_or(false) {
-            end_banner_where_another_log_begins(events);
+            end_banner_where_another_log_begins(events, max_skew_ms);
         }
     }
     let aliases = learn_aliases(&per_input);
@@ -314,11 +314,11 @@ impl Timeline {
 
 /// In a daemon-layout input, a banner's `host =` names the node of the lines after it, up to the next banner.
 /// Per-node logs concatenated into one input break that when a part has no banner of its own (a log that
-/// starts mid-run): its lines would be taken for the previous node's. Where the clock goes back and, at the
-/// same record, a thread names a process identity (Ratis peer, node-id prefix) not seen since the banner,
-/// another node's log begins: from there on, up to the next banner, lines get only the node their thread
-/// names (or none), never the banner's.
-fn end_banner_where_another_log_begins(events: &mut [Event]) {
+/// starts mid-run): its lines would be taken for the previous node's. Where the clock goes back by more than
+/// the skew tolerance and, at the same record, a thread names a process identity (Ratis peer, node-id prefix)
+/// not seen since the banner, another node's log begins: from there on, up to the next banner, lines get only
+/// the node their thread names (or none), never the banner's.
+fn end_banner_where_another_log_begins(events: &mut [Event], max_skew_ms: i64) {
     let mut seen: std::collections::HashSet<Arc<str>> = Default::default();
     let mut latest: Option<i64> = None;
     let mut unnamed = false;
@@ -333,7 +333,9 @@ fn end_banner_where_another_log_begins(events: &mut [Event]) {
         }
         let named = crate::node::from_thread(&e.thread, &[]);
         if !unnamed {
-            let went_back = matches!((latest, e.time), (Some(l), Some(t)) if t.millis < l);
+            // By more than the skew tolerance: an async appender's lines may be a few ms out of order.
+            let went_back =
+                matches!((latest, e.time), (Some(l), Some(t)) if l - t.millis > max_skew_ms);
             if let Some((id, _)) = &named {
                 if went_back && !seen.contains(id) {
                     unnamed = true;
@@ -777,6 +779,58 @@ mod tests {
     };
 
     const DAY: i64 = 86_400_000;
+
+    #[test]
+    fn a_banner_stops_naming_lines_where_another_nodes_log_begins_in_one_input() {
+        let scm3 = "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e83-server-thread1";
+        let scm2 = "8a2c9d3e-4f5a-4b6c-8d7e-9f0a1b2c3d72-server-thread1";
+        let banner = |e: Event| Event {
+            node_from: Some(NodeSource::Banner),
+            ..e
+        };
+        let mut events = vec![
+            banner(ev(EventKind::ProcessStarted, "scm3", 1_000, vec![])),
+            banner(on_thread(
+                ev(EventKind::RaftRoleChanged, "scm3", 10_000, vec![]),
+                scm3,
+            )),
+            // A new identity a few ms back (an async appender): still scm3's log.
+            banner(on_thread(
+                ev(EventKind::SecretKeysInitializing, "scm3", 9_995, vec![]),
+                "scm3-SecretKeyManagerService",
+            )),
+            // Seconds back and an identity not seen since the banner: scm2's log, started mid-run.
+            banner(on_thread(
+                ev(EventKind::RaftLeaderChanged, "scm3", 5_000, vec![]),
+                scm2,
+            )),
+            banner(ev(EventKind::SecretKeysUpdated, "scm3", 5_100, vec![])),
+            // The next banner names its lines again.
+            banner(ev(EventKind::ProcessStarted, "scm1", 2_000, vec![])),
+            banner(on_thread(
+                ev(EventKind::RaftRoleChanged, "scm1", 2_100, vec![]),
+                scm2,
+            )),
+        ];
+        end_banner_where_another_log_begins(&mut events, DEFAULT_MAX_SKEW_MS);
+        let got: Vec<(Option<&str>, Option<NodeSource>)> = events
+            .iter()
+            .map(|e| (e.node.as_deref(), e.node_from))
+            .collect();
+        let b = Some(NodeSource::Banner);
+        assert_eq!(
+            got,
+            vec![
+                (Some("scm3"), b),
+                (Some("scm3"), b),
+                (Some("scm3"), b),
+                (Some(&scm2[..36]), Some(NodeSource::ThreadPrefix)),
+                (None, None),
+                (Some("scm1"), b),
+                (Some("scm1"), b),
+            ]
+        );
+    }
 
     fn names(tl: &Timeline) -> Vec<(Option<&str>, EventKind)> {
         tl.events
