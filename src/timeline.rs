@@ -314,19 +314,35 @@ impl Timeline {
 
 /// In a daemon-layout input, a banner's `host =` names the node of the lines after it, up to the next banner.
 /// Per-node logs concatenated into one input break that when a part has no banner of its own (a log that
-/// starts mid-run): its lines would be taken for the previous node's. Where the clock goes back by more than
-/// the skew tolerance and, at the same record, a thread names a process identity (Ratis peer, node-id prefix)
-/// not seen since the banner, another node's log begins: from there on, up to the next banner, lines get only
-/// the node their thread names (or none), never the banner's.
+/// starts mid-run): its lines would be taken for the previous node's. Another node's log begins where a
+/// thread names a process identity (Ratis peer, node-id prefix) not seen since the banner while the clock
+/// goes back by more than the skew tolerance, or where a thread names a peer UUID other than the process's
+/// own (its `starting Raft server for scm:<id>`, else the first UUID its threads name: SCM and datanode
+/// threads carry only their own). From there on, up to the next banner, lines get only the node their thread
+/// names (or none), never the banner's.
 fn end_banner_where_another_log_begins(events: &mut [Event], max_skew_ms: i64) {
     let mut seen: std::collections::HashSet<Arc<str>> = Default::default();
     let mut latest: Option<i64> = None;
     let mut unnamed = false;
+    let mut own_uuid: Option<Arc<str>> = None;
+    let is_uuid = |s: &str| {
+        s.len() == 36
+            && s.bytes().enumerate().all(|(i, b)| match i {
+                8 | 13 | 18 | 23 => b == b'-',
+                _ => b.is_ascii_hexdigit(),
+            })
+    };
     for e in events.iter_mut() {
         if e.kind == EventKind::ProcessStarted {
             seen.clear();
             latest = None;
             unnamed = false;
+            own_uuid = None;
+        }
+        if e.kind == EventKind::ScmRaftServerCreated && !unnamed {
+            if let Some(Value::Str(id)) = e.field("scm_id") {
+                own_uuid = Some(id.as_str().into());
+            }
         }
         if e.node_from != Some(NodeSource::Banner) {
             continue;
@@ -337,9 +353,13 @@ fn end_banner_where_another_log_begins(events: &mut [Event], max_skew_ms: i64) {
             let went_back =
                 matches!((latest, e.time), (Some(l), Some(t)) if l - t.millis > max_skew_ms);
             if let Some((id, _)) = &named {
-                if went_back && !seen.contains(id) {
+                let other_peer = is_uuid(id) && own_uuid.as_ref().is_some_and(|o| o != id);
+                if other_peer || (went_back && !seen.contains(id)) {
                     unnamed = true;
                 } else {
+                    if is_uuid(id) && own_uuid.is_none() {
+                        own_uuid = Some(id.clone());
+                    }
                     seen.insert(id.clone());
                 }
             }
