@@ -61,12 +61,40 @@ pub enum InputError {
     Io { path: String, message: String },
 }
 
+/// An input left out because it repeats another one.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Skipped {
+    pub path: String,
+    /// The input it repeats (the one that is read).
+    pub same_as: String,
+    /// `same file` (one path twice, or a directory that also holds a file given explicitly) or `same bytes`.
+    pub reason: &'static str,
+}
+
+/// What the command line names, after expansion: the inputs to read, in order, and the ones left out.
+#[derive(Clone, Debug, Default)]
+pub struct Resolved {
+    pub sources: Vec<Source>,
+    pub skipped: Vec<Skipped>,
+    /// For each source (same index), where it sits in its rotation family, when the family has several parts.
+    pub rotation: Vec<Option<String>>,
+}
+
 /// Expands the command line's inputs: `-`, files, directories (recursively) and globs.
 pub fn resolve(args: &[String]) -> Result<Vec<Source>, InputError> {
-    let mut out = Vec::new();
+    resolve_all(args, true).map(|r| r.sources)
+}
+
+/// [`resolve`], also saying which inputs repeat others (read once) and how rotation families were ordered.
+///
+/// A rotation family (`x.log.2`, `x.log.1`, `x.log`) is read oldest first whatever the argument order
+/// (`check *.log*` puts `x.log` before `x.log.1`), at the place of its first member. `read_once` leaves out
+/// repeated files; without it (`check --per-file`, where each file is a run of its own) every one is kept.
+pub fn resolve_all(args: &[String], read_once: bool) -> Result<Resolved, InputError> {
+    let mut named = Vec::new();
     for arg in args {
         if arg == "-" {
-            out.push(Source::Stdin);
+            named.push(Source::Stdin);
             continue;
         }
         let path = Path::new(arg);
@@ -75,9 +103,9 @@ pub fn resolve(args: &[String]) -> Result<Vec<Source>, InputError> {
             if files.is_empty() {
                 return Err(InputError::EmptyDir { path: arg.clone() });
             }
-            out.extend(files.into_iter().map(Source::File));
+            named.extend(files.into_iter().map(Source::File));
         } else if path.exists() {
-            out.push(Source::File(path.to_path_buf()));
+            named.push(Source::File(path.to_path_buf()));
         } else if arg.contains(['*', '?', '[']) {
             let paths = glob::glob(arg).map_err(|e| InputError::GlobInvalid {
                 pattern: arg.clone(),
@@ -92,16 +120,165 @@ pub fn resolve(args: &[String]) -> Result<Vec<Source>, InputError> {
             sort_rotated(&mut found);
             for p in found {
                 if p.is_dir() {
-                    out.extend(walk_dir(&p).into_iter().map(Source::File));
+                    named.extend(walk_dir(&p).into_iter().map(Source::File));
                 } else {
-                    out.push(Source::File(p));
+                    named.push(Source::File(p));
                 }
             }
         } else {
             return Err(InputError::Missing { path: arg.clone() });
         }
     }
-    Ok(out)
+    let (kept, skipped) = if read_once {
+        drop_repeated_files(named)?
+    } else {
+        (named, Vec::new())
+    };
+    let (sources, rotation) = order_families(kept);
+    Ok(Resolved {
+        sources,
+        skipped,
+        rotation,
+    })
+}
+
+/// Leaves out a file named twice (the same file by its canonical path: passed twice, or inside a directory
+/// also given) and a byte-for-byte copy of another file: replaying one log twice would double its events.
+fn drop_repeated_files(named: Vec<Source>) -> Result<(Vec<Source>, Vec<Skipped>), InputError> {
+    let mut kept: Vec<Source> = Vec::new();
+    let mut skipped = Vec::new();
+    let mut by_path: std::collections::HashMap<PathBuf, usize> = Default::default();
+    // Files of one size are compared by content only when a second one of that size shows up.
+    let mut by_size: std::collections::HashMap<u64, Vec<usize>> = Default::default();
+    let mut digests: std::collections::HashMap<usize, [u64; 2]> = Default::default();
+    let io_err = |p: &Path, e: io::Error| InputError::Io {
+        path: p.display().to_string(),
+        message: e.to_string(),
+    };
+    for s in named {
+        let Source::File(p) = &s else {
+            kept.push(s);
+            continue;
+        };
+        let canonical = std::fs::canonicalize(p).map_err(|e| io_err(p, e))?;
+        if let Some(&i) = by_path.get(&canonical) {
+            skipped.push(Skipped {
+                path: s.display(),
+                same_as: kept[i].display(),
+                reason: "same file",
+            });
+            continue;
+        }
+        let size = std::fs::metadata(p).map_err(|e| io_err(p, e))?.len();
+        let mut copy_of = None;
+        if size > 0 {
+            let same_size = by_size.get(&size).cloned().unwrap_or_default();
+            if !same_size.is_empty() {
+                let mine = digest(p).map_err(|e| io_err(p, e))?;
+                for i in same_size {
+                    let theirs = match digests.get(&i) {
+                        Some(d) => *d,
+                        None => {
+                            let Source::File(q) = &kept[i] else { continue };
+                            let d = digest(q).map_err(|e| io_err(q, e))?;
+                            digests.insert(i, d);
+                            d
+                        }
+                    };
+                    if theirs == mine {
+                        copy_of = Some(i);
+                        break;
+                    }
+                }
+                digests.insert(kept.len(), mine);
+            }
+        }
+        if let Some(i) = copy_of {
+            skipped.push(Skipped {
+                path: s.display(),
+                same_as: kept[i].display(),
+                reason: "same bytes",
+            });
+            continue;
+        }
+        by_path.insert(canonical, kept.len());
+        by_size.entry(size).or_default().push(kept.len());
+        kept.push(s);
+    }
+    Ok((kept, skipped))
+}
+
+/// Two independent 64-bit hashes of a file's bytes (a collision of both is not a practical concern).
+fn digest(path: &Path) -> io::Result<[u64; 2]> {
+    use std::hash::Hasher;
+    let mut a = std::collections::hash_map::DefaultHasher::new();
+    let mut b = rustc_hash::FxHasher::default();
+    let mut f = File::open(path)?;
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        a.write(&buf[..n]);
+        b.write(&buf[..n]);
+    }
+    Ok([a.finish(), b.finish()])
+}
+
+/// Puts each rotation family's parts together, oldest first, where its first member was named.
+fn order_families(sources: Vec<Source>) -> (Vec<Source>, Vec<Option<String>>) {
+    let base_of = |s: &Source| match s {
+        Source::File(p) | Source::Follow(p) => Some(rotation_base(p)),
+        Source::Stdin => None,
+    };
+    let mut families: Vec<(Option<PathBuf>, Vec<Source>)> = Vec::new();
+    for s in sources {
+        let base = base_of(&s);
+        match families.iter_mut().find(|(b, _)| b.is_some() && *b == base) {
+            Some((_, members)) => members.push(s),
+            None => families.push((base, vec![s])),
+        }
+    }
+    let mut out = Vec::new();
+    let mut notes = Vec::new();
+    for (base, mut members) in families {
+        members.sort_by(|a, b| match (a, b) {
+            (Source::File(x) | Source::Follow(x), Source::File(y) | Source::Follow(y)) => {
+                rotation_order(x, y)
+            }
+            _ => std::cmp::Ordering::Equal,
+        });
+        let n = members.len();
+        for (i, m) in members.into_iter().enumerate() {
+            notes.push((n > 1).then(|| {
+                let base = base.as_ref().map_or_else(String::new, |b| {
+                    b.file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .into_owned()
+                });
+                let by = match &m {
+                    Source::File(p) | Source::Follow(p) => match rotation_key(p).1 {
+                        Rotation::Live => "live file, newest".to_string(),
+                        Rotation::Numbered(k) => format!("suffix .{k}"),
+                        Rotation::Dated(d, k) => format!(
+                            "date {d}{}",
+                            if k > 0 {
+                                format!(" #{k}")
+                            } else {
+                                String::new()
+                            }
+                        ),
+                    },
+                    Source::Stdin => String::new(),
+                };
+                format!("part {} of {n} of {base}, oldest first (by {by})", i + 1)
+            }));
+            out.push(m);
+        }
+    }
+    (out, notes)
 }
 
 /// Log files under a directory, oldest rotation first within each log.
@@ -118,38 +295,110 @@ fn walk_dir(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// `*.log`, rotated `*.log.N`, `*.gz`, surefire `*-output.txt`.
+/// `*.log`, rotated `*.log.N` and DailyRollingFileAppender `*.log.2026-08-23`, `*.gz`, surefire `*-output.txt`.
 pub fn is_log_file_name(name: &str) -> bool {
     if name.ends_with(".log") || name.ends_with(".gz") || name.ends_with("-output.txt") {
         return true;
     }
     match name.rsplit_once(".log.") {
-        Some((_, n)) => !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()),
+        Some((_, n)) => {
+            (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())) || date_suffix(n).is_some()
+        }
         None => false,
     }
 }
 
-/// Splits `x.log.3`, `x.log.3.gz`, `x.log-3.gz`, `x.log.gz` into (`x.log`, rotation). log4j's rolling
-/// appenders number older files higher, and the live file has no number.
-fn rotation_key(path: &Path) -> (PathBuf, i64) {
+/// Where a file sits in its rotation family.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Rotation {
+    /// The file log4j writes to now: the newest.
+    Live,
+    /// RollingFileAppender's `x.log.N`: the higher N, the older.
+    Numbered(i64),
+    /// DailyRollingFileAppender's `x.log.2026-08-23` (`-HH`, `-HH-mm` too), log4j2's `x-2026-08-23-1.log.gz`:
+    /// by date, then by index (log4j2's `%i` counts up within a period).
+    Dated(String, i64),
+}
+
+impl Rotation {
+    /// Oldest first: dated parts (by date), numbered parts (highest number first), the live file.
+    fn rank(&self) -> (u8, String, i64) {
+        match self {
+            Rotation::Dated(d, i) => (0, d.clone(), *i),
+            Rotation::Numbered(n) => (1, String::new(), -n),
+            Rotation::Live => (2, String::new(), 0),
+        }
+    }
+}
+
+/// `2026-08-23`, `2026-08-23-14`, `2026-08-23-14-05` (what DatePattern `'.'yyyy-MM-dd[-HH[-mm]]` gives).
+fn date_suffix(s: &str) -> Option<&str> {
+    let b = s.as_bytes();
+    let shape_ok = |len: usize| {
+        b.len() == len
+            && b.iter().enumerate().all(|(i, c)| match i {
+                4 | 7 | 10 | 13 => *c == b'-',
+                _ => c.is_ascii_digit(),
+            })
+    };
+    [10, 13, 16].into_iter().any(shape_ok).then_some(s)
+}
+
+/// Splits a rotated file name into its live file and its place: `x.log.3`, `x.log.3.gz`, `x.log-3.gz`,
+/// `x.log.gz` (numbered), `x.log.2026-08-23[.gz]` (dated), `x-2026-08-23-1.log[.gz]` (log4j2 dated).
+fn rotation_key(path: &Path) -> (PathBuf, Rotation) {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let name = name.strip_suffix(".gz").unwrap_or(&name);
     for sep in [".log.", ".log-"] {
         if let Some((base, n)) = name.rsplit_once(sep) {
             if let Ok(n) = n.parse::<i64>() {
-                return (path.with_file_name(format!("{base}.log")), n);
+                return (
+                    path.with_file_name(format!("{base}.log")),
+                    Rotation::Numbered(n),
+                );
+            }
+            if let Some(d) = date_suffix(n) {
+                return (
+                    path.with_file_name(format!("{base}.log")),
+                    Rotation::Dated(d.to_string(), 0),
+                );
             }
         }
     }
-    (path.with_file_name(name), 0)
+    // log4j2 `%d{yyyy-MM-dd}-%i`: `om-audit-2026-08-23-1.log`.
+    if let Some(stem) = name.strip_suffix(".log") {
+        let (stem, index) = match stem.rsplit_once('-') {
+            Some((s, i))
+                if !i.is_empty() && i.len() <= 4 && i.bytes().all(|c| c.is_ascii_digit()) =>
+            {
+                (s, i.parse().unwrap_or(0))
+            }
+            _ => (stem, 0),
+        };
+        if stem.len() > 11 && stem.is_char_boundary(stem.len() - 11) {
+            let (base, date) = stem.split_at(stem.len() - 11);
+            if let Some(d) = date_suffix(&date[1..]) {
+                if date.starts_with('-') && !base.is_empty() {
+                    return (
+                        path.with_file_name(format!("{base}.log")),
+                        Rotation::Dated(d.to_string(), index),
+                    );
+                }
+            }
+        }
+    }
+    (path.with_file_name(name), Rotation::Live)
+}
+
+/// Oldest first within a family; families by their live file's path.
+fn rotation_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    let (ba, ra) = rotation_key(a);
+    let (bb, rb) = rotation_key(b);
+    ba.cmp(&bb).then(ra.rank().cmp(&rb.rank())).then(a.cmp(b))
 }
 
 pub fn sort_rotated(paths: &mut [PathBuf]) {
-    paths.sort_by(|a, b| {
-        let (ba, na) = rotation_key(a);
-        let (bb, nb) = rotation_key(b);
-        ba.cmp(&bb).then(nb.cmp(&na)).then(a.cmp(b))
-    });
+    paths.sort_by(|a, b| rotation_order(a, b));
 }
 
 /// The live log a (possibly rotated) file belongs to: `x.log.3.gz` → `x.log`.
@@ -441,6 +690,87 @@ mod tests {
         for n in ["x.log.", "x.log.a", "x.txt", "x.out", "README.md"] {
             assert!(!is_log_file_name(n), "{n}");
         }
+    }
+
+    #[test]
+    fn dated_rotations_are_log_files_and_sort_by_date_before_the_live_file() {
+        assert!(is_log_file_name("ozone-hadoop-scm-scm3.log.2026-08-23"));
+        assert!(is_log_file_name("ozone-hadoop-scm-scm3.log.2026-08-23-14"));
+        assert!(!is_log_file_name("ozone-hadoop-scm-scm3.log.2026-8-23"));
+        let mut v: Vec<PathBuf> = [
+            "d/s.log",
+            "d/s.log.2026-08-24",
+            "d/s.log.2026-08-23",
+            "d/om-audit.log",
+            "d/om-audit-2026-08-23-2.log.gz",
+            "d/om-audit-2026-08-23-1.log.gz",
+            "d/om-audit-2026-08-22-3.log.gz",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        sort_rotated(&mut v);
+        let names: Vec<_> = v.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+        assert_eq!(
+            names,
+            [
+                "d/om-audit-2026-08-22-3.log.gz",
+                "d/om-audit-2026-08-23-1.log.gz",
+                "d/om-audit-2026-08-23-2.log.gz",
+                "d/om-audit.log",
+                "d/s.log.2026-08-23",
+                "d/s.log.2026-08-24",
+                "d/s.log",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_family_is_read_oldest_first_whatever_the_argument_order_and_copies_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
+        std::fs::write(p("scm3.log"), b"live\n").unwrap();
+        std::fs::write(p("scm3.log.1"), b"older\n").unwrap();
+        std::fs::write(p("scm3.log.2"), b"oldest\n").unwrap();
+        std::fs::write(p("copy.txt"), b"older\n").unwrap();
+        let args = [
+            p("scm3.log"),
+            p("scm3.log.1"),
+            p("scm3.log.2"),
+            p("scm3.log"),
+            p("copy.txt"),
+        ];
+        let r = resolve_all(&args, true).unwrap();
+        let names: Vec<_> = r.sources.iter().map(|s| s.file_name().unwrap()).collect();
+        assert_eq!(names, ["scm3.log.2", "scm3.log.1", "scm3.log"]);
+        assert_eq!(
+            r.rotation[0].as_deref(),
+            Some("part 1 of 3 of scm3.log, oldest first (by suffix .2)")
+        );
+        assert_eq!(
+            r.rotation[2].as_deref(),
+            Some("part 3 of 3 of scm3.log, oldest first (by live file, newest)")
+        );
+        let skipped: Vec<_> = r
+            .skipped
+            .iter()
+            .map(|s| (s.path.clone(), s.same_as.clone(), s.reason))
+            .collect();
+        assert_eq!(
+            skipped,
+            [
+                (p("scm3.log"), p("scm3.log"), "same file"),
+                (p("copy.txt"), p("scm3.log.1"), "same bytes"),
+            ]
+        );
+        // A directory that also holds a file given explicitly: the file is read once.
+        let r = resolve_all(
+            &[p("scm3.log"), dir.path().to_string_lossy().into_owned()],
+            true,
+        )
+        .unwrap();
+        assert_eq!(r.sources.len(), 3);
+        assert_eq!(r.skipped.len(), 1);
     }
 
     #[test]

@@ -116,6 +116,22 @@ pub struct InputStats {
     /// Lines longer than the 16 MiB line limit (matched on their beginning only).
     pub long_lines: u64,
     pub errors: Vec<String>,
+    /// What the user should know but that does not stop the check (repeated records, a part with no record).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// Records left out because they repeat an earlier record of the same node (replayed once).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub repeated_records: u64,
+    /// The inputs this one's story repeats, when it was left out for that.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<String>,
+    /// Where this input sits in its rotation family, and by what it was ordered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rotation: Option<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Options that apply to every input of a run.
@@ -368,6 +384,37 @@ struct InputScan<'a> {
     file_node: Option<Arc<str>>,
     /// Integration-test output: all components share one JVM, one file and one host name.
     single_jvm: bool,
+    /// Lines before any record that do not look like the rest of a record (a stack trace, a wrapped message).
+    stray_lines: u64,
+}
+
+/// Does this line look like the continuation of a record whose first line is elsewhere: a stack frame, a
+/// `Caused by:`, `... 12 more`, an exception's `pkg.Class: message` line, or blank? A rotated part or a
+/// truncated file that holds only such lines cut from the part before it is no input error.
+fn looks_like_continuation(line: &[u8]) -> bool {
+    let line = strip_cr(line);
+    if line.is_empty() || line[0] == b' ' || line[0] == b'\t' {
+        return true;
+    }
+    if line.starts_with(b"Caused by: ")
+        || line.starts_with(b"Suppressed: ")
+        || line.starts_with(b"...")
+    {
+        return true;
+    }
+    let head = match memchr::memchr(b':', line) {
+        Some(i) => &line[..i],
+        None => line,
+    };
+    // `java.io.IOException`, `org.apache.ratis.protocol.exceptions.NotLeaderException`.
+    head.contains(&b'.')
+        && head
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'.' || b == b'$' || b == b'_')
+        && head
+            .rsplit(|&b| b == b'.')
+            .next()
+            .is_some_and(|c| c.first().is_some_and(u8::is_ascii_uppercase))
 }
 
 /// Detects docker prefixes and the layout from an input's first block.
@@ -502,6 +549,7 @@ pub fn scan_input(
             .file_name()
             .and_then(|n| node::from_file_name(&n))
             .map(|(host, _)| Arc::<str>::from(host)),
+        stray_lines: 0,
     };
     let first_scan = setup.scan_block(&first);
     sc.fold(&first, first_scan, &mut on_event, &mut on_unparsed);
@@ -556,13 +604,17 @@ pub fn scan_input(
     }
     sc.finish(&mut on_event, &mut on_unparsed);
     sc.stats.errors.extend(errors);
-    if let (Some(layout), 0, 1..) = (&setup.primary, sc.stats.records, sc.stats.lines) {
+    if sc.stats.records == 0 && sc.stats.lines > 0 && sc.stray_lines == 0 {
+        sc.stats.warnings.push(format!(
+            "{path}: holds only continuation lines ({} line(s): the rest of a record whose first line is in another part, or a truncated file); nothing in it to check",
+            sc.stats.lines
+        ));
+    } else if let (Some(layout), 0, 1..) = (&setup.primary, sc.stats.records, sc.stats.lines) {
         sc.stats.errors.push(format!(
             "{path}: the layout `{}` fits no line of this input",
             layout.pattern
         ));
-    }
-    if setup.primary.is_none() && sc.stats.lines > 0 {
+    } else if setup.primary.is_none() && sc.stats.lines > 0 {
         sc.stats.errors.push(format!("{path}: no known log layout fits this input; pass its log4j ConversionPattern with --layout"));
     }
     sc.stats
@@ -624,6 +676,9 @@ impl InputScan<'_> {
                     } else {
                         0
                     }..];
+                    if !looks_like_continuation(content) {
+                        self.stray_lines += 1;
+                    }
                     let reason = if self.setup.primary.is_none() {
                         UnparsedReason::NoLayout
                     } else {

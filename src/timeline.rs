@@ -118,15 +118,18 @@ pub fn build(
 }
 
 /// Merges per-input event lists (each in input order). `test_output`: which inputs are in the test layout.
+///
+/// Within one input, order is kept per node, not across nodes: per-node logs concatenated into one file (or
+/// piped on stdin) are merged by clocks and causal edges like separate files. Single-JVM test output has one
+/// clock, so there the whole input's order is the truth.
 pub fn from_events(
-    inputs: Vec<InputStats>,
+    mut inputs: Vec<InputStats>,
     mut per_input: Vec<Vec<Event>>,
     test_output: Vec<bool>,
     max_skew_ms: i64,
 ) -> Timeline {
     // Which inputs are one process's own log, whose banners start and stop it, in any layout. In the test layout
     // such an input takes its node from its banners here, as a daemon layout does while it is scanned.
-    let mut inputs = inputs;
     let mut test_output = test_output;
     for ((events, stats), single_jvm) in per_input.iter_mut().zip(&mut inputs).zip(&mut test_output)
     {
@@ -136,39 +139,58 @@ pub fn from_events(
         }
         *single_jvm = !own;
     }
+    // One process's log per input, unless per-node logs were concatenated: a banner stops naming lines where
+    // another node's log begins.
+    for (i, events) in per_input.iter_mut().enumerate() {
+        if !test_output.get(i).copied().unwrap_or(false) {
+            end_banner_where_another_log_begins(events, max_skew_ms);
+        }
+    }
     let aliases = learn_aliases(&per_input);
     for events in &mut per_input {
         resolve_nodes(events, &aliases);
+    }
+    inherit_family_nodes(&inputs, &mut per_input, &test_output);
+    for events in &mut per_input {
         attribute_single_component(events);
     }
+    drop_repeated_story(&mut inputs, &mut per_input, &test_output);
+    drop_repeated_records(&mut inputs, &mut per_input);
     let services = learn_services(&inputs, &per_input);
 
-    // The happens-before graph: input order, then causal facts.
+    // The happens-before graph: each node's order within an input (a test-output input's whole order), the
+    // rotated files of one node after each other, then causal facts.
     let total: usize = per_input.iter().map(Vec::len).sum();
     let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(total, total * 2);
     let mut all: Vec<Event> = Vec::with_capacity(total);
     let mut last_of_node: HashMap<Option<Arc<str>>, NodeIndex> = HashMap::new();
-    for events in per_input {
+    for (input, events) in per_input.into_iter().enumerate() {
+        let one_chain = test_output.get(input).copied().unwrap_or(false);
+        let mut prev_of_node: HashMap<Option<Arc<str>>, NodeIndex> = HashMap::new();
         let mut prev: Option<NodeIndex> = None;
         for e in events {
             let ix = graph.add_node(());
-            if let Some(p) = prev {
+            let before = if one_chain {
+                prev
+            } else {
+                prev_of_node.get(&e.node).copied()
+            };
+            if let Some(p) = before {
                 graph.add_edge(p, ix, ());
             }
-            // Rotated files of one node follow each other.
-            if e.node.is_some() {
+            // A node's first event in this input follows its last one in the inputs before (its older rotation).
+            if e.node.is_some() && !prev_of_node.contains_key(&e.node) {
                 if let Some(&p) = last_of_node.get(&e.node) {
-                    if prev.is_none() {
-                        graph.add_edge(p, ix, ());
-                    }
+                    graph.update_edge(p, ix, ());
                 }
             }
+            prev_of_node.insert(e.node.clone(), ix);
             prev = Some(ix);
             all.push(e);
         }
-        if let Some(p) = prev {
-            if let Some(e) = all.last() {
-                last_of_node.insert(e.node.clone(), p);
+        for (node, ix) in prev_of_node {
+            if node.is_some() {
+                last_of_node.insert(node, ix);
             }
         }
     }
@@ -197,7 +219,8 @@ pub fn from_events(
         for next in graph.neighbors(NodeIndex::new(i)) {
             let j = next.index();
             if let (Some(a), Some(b)) = (all[i].time, all[j].time) {
-                if a.millis - b.millis > max_skew_ms && all[i].span.input != all[j].span.input {
+                let apart = all[i].span.input != all[j].span.input || all[i].node != all[j].node;
+                if a.millis - b.millis > max_skew_ms && apart {
                     skew_warnings.push((i, j));
                 }
             }
@@ -314,7 +337,11 @@ impl Timeline {
     /// by clocks that may be skewed?
     pub fn order_is_certain(&self, a: usize, b: usize) -> bool {
         let (x, y) = (&self.events[a], &self.events[b]);
-        if x.span.input == y.span.input || (x.node.is_some() && x.node == y.node) {
+        // One input's order is certain for one node, and for every node of single-JVM test output (one clock).
+        if (x.node.is_some() && x.node == y.node)
+            || (x.span.input == y.span.input
+                && (x.node == y.node || self.is_test_output(x.span.input)))
+        {
             return true;
         }
         if let (Some(tx), Some(ty)) = (x.time, y.time) {
@@ -477,6 +504,254 @@ fn attribute_to_banner_host(events: &mut [Event], stats: &mut InputStats) {
                         .unwrap_or_default()
                 });
             }
+        }
+    }
+}
+
+/// In a daemon-layout input, a banner's `host =` names the node of the lines after it, up to the next banner.
+/// Per-node logs concatenated into one input break that when a part has no banner of its own (a log that
+/// starts mid-run): its lines would be taken for the previous node's. Another node's log begins where a
+/// thread names a process identity (Ratis peer, node-id prefix) not seen since the banner while the clock
+/// goes back by more than the skew tolerance, or where a thread names a peer UUID other than the process's
+/// own (its `starting Raft server for scm:<id>`, else the first UUID its threads name: SCM and datanode
+/// threads carry only their own). From there on, up to the next banner, lines get only the node their thread
+/// names (or none), never the banner's.
+fn end_banner_where_another_log_begins(events: &mut [Event], max_skew_ms: i64) {
+    let mut seen: std::collections::HashSet<Arc<str>> = Default::default();
+    let mut latest: Option<i64> = None;
+    let mut unnamed = false;
+    let mut own_uuid: Option<Arc<str>> = None;
+    let is_uuid = |s: &str| {
+        s.len() == 36
+            && s.bytes().enumerate().all(|(i, b)| match i {
+                8 | 13 | 18 | 23 => b == b'-',
+                _ => b.is_ascii_hexdigit(),
+            })
+    };
+    for e in events.iter_mut() {
+        if e.kind == EventKind::ProcessStarted {
+            seen.clear();
+            latest = None;
+            unnamed = false;
+            own_uuid = None;
+        }
+        if e.kind == EventKind::ScmRaftServerCreated && !unnamed {
+            if let Some(Value::Str(id)) = e.field("scm_id") {
+                own_uuid = Some(id.as_str().into());
+            }
+        }
+        if e.node_from != Some(NodeSource::Banner) {
+            continue;
+        }
+        let named = crate::node::from_thread(&e.thread, &[]);
+        if !unnamed {
+            // By more than the skew tolerance: an async appender's lines may be a few ms out of order.
+            let went_back =
+                matches!((latest, e.time), (Some(l), Some(t)) if l - t.millis > max_skew_ms);
+            if let Some((id, _)) = &named {
+                let other_peer = is_uuid(id) && own_uuid.as_ref().is_some_and(|o| o != id);
+                if other_peer || (went_back && !seen.contains(id)) {
+                    unnamed = true;
+                } else {
+                    if is_uuid(id) && own_uuid.is_none() {
+                        own_uuid = Some(id.clone());
+                    }
+                    seen.insert(id.clone());
+                }
+            }
+            if let Some(t) = e.time {
+                latest = Some(latest.map_or(t.millis, |l| l.max(t.millis)));
+            }
+        }
+        if unnamed {
+            (e.node, e.node_from) = match named {
+                Some((n, from)) => (Some(n), Some(from)),
+                None => (None, None),
+            };
+        }
+    }
+}
+
+/// The rotated parts of one log (consecutive inputs with the same live file, as `input::resolve` orders
+/// them) are one process's output: a part without a banner (the banner is in an older part) keeps the node
+/// the family's banner named, instead of falling back to thread-name prefixes that split one node in two.
+fn inherit_family_nodes(inputs: &[InputStats], per_input: &mut [Vec<Event>], test_output: &[bool]) {
+    let family = |i: usize| -> Option<std::path::PathBuf> {
+        let path = &inputs[i].path;
+        (path != "-" && !test_output.get(i).copied().unwrap_or(false))
+            .then(|| crate::input::rotation_base(std::path::Path::new(path)))
+    };
+    let mut start = 0;
+    while start < inputs.len() {
+        let base = family(start);
+        let mut end = start + 1;
+        while end < inputs.len() && base.is_some() && family(end) == base {
+            end += 1;
+        }
+        if end - start > 1 {
+            let weak = |from: Option<NodeSource>| {
+                matches!(
+                    from,
+                    None | Some(
+                        NodeSource::ThreadPrefix
+                            | NodeSource::RatisMember
+                            | NodeSource::Context
+                            | NodeSource::IpcPort
+                    )
+                )
+            };
+            // Before the first banner of the family, its host is the best word there is.
+            let mut current: Option<Arc<str>> = per_input[start..end]
+                .iter()
+                .flatten()
+                .find(|e| e.node_from == Some(NodeSource::Banner))
+                .and_then(|e| e.node.clone());
+            for events in &mut per_input[start..end] {
+                for e in events.iter_mut() {
+                    if e.node_from == Some(NodeSource::Banner) {
+                        current = e.node.clone();
+                    } else if let Some(host) = current.as_ref().filter(|_| weak(e.node_from)) {
+                        e.node = Some(host.clone());
+                        e.node_from = Some(NodeSource::Banner);
+                    }
+                }
+            }
+        }
+        start = end;
+    }
+}
+
+/// What an event says, without where, when and on which thread it was said: what tells that a test-output
+/// file and per-node daemon logs describe the same story. Host names and addresses differ between the two
+/// layouts (`ci-runner-7` vs `scm1`), so they are left out.
+fn story_fingerprint(e: &Event) -> Option<u64> {
+    use std::hash::{Hash, Hasher};
+    let fields: Vec<_> = e
+        .fields
+        .iter()
+        .filter(|(n, v)| !matches!(v, Value::HostIp { .. }) && !matches!(*n, "host" | "address"))
+        .collect();
+    if fields.is_empty() {
+        return None;
+    }
+    let mut h = rustc_hash::FxHasher::default();
+    e.kind.name().hash(&mut h);
+    format!("{fields:?}").hash(&mut h);
+    Some(h.finish())
+}
+
+/// The share of a test-output input's distinct event contents that, when also in the per-node daemon logs
+/// of the same run, makes it a second telling of their story (the fixtures' `merged/` copies share 54-100%;
+/// unrelated runs share next to nothing, the ids being random UUIDs).
+const SAME_STORY_SHARE: f64 = 0.5;
+
+/// The distinct event contents a one-node test-output input needs before [`SAME_STORY_SHARE`] may call it a
+/// retelling (the fixtures' one-node `merged/` copies have more; a mid-run daemon log of one SCM has 5).
+const MIN_ONE_NODE_STORY: usize = 8;
+
+/// A single-JVM test-output input whose events mostly repeat the per-node daemon logs of the same run (a
+/// case directory holding both, as the scenario fixtures do) is the same story told twice: replaying both
+/// would double every event, so the test output is left out, and the warning says so.
+fn drop_repeated_story(
+    inputs: &mut [InputStats],
+    per_input: &mut [Vec<Event>],
+    test_output: &[bool],
+) {
+    let is_test = |i: usize| test_output.get(i).copied().unwrap_or(false);
+    let daemon: Vec<usize> = (0..per_input.len()).filter(|&i| !is_test(i)).collect();
+    if daemon.is_empty() || daemon.len() == per_input.len() {
+        return;
+    }
+    let mut told: HashMap<u64, Vec<usize>> = HashMap::new();
+    for &i in &daemon {
+        for f in per_input[i].iter().filter_map(story_fingerprint) {
+            let by = told.entry(f).or_default();
+            if by.last() != Some(&i) {
+                by.push(i);
+            }
+        }
+    }
+    for i in (0..per_input.len()).filter(|&i| is_test(i)) {
+        let mine: std::collections::HashSet<u64> =
+            per_input[i].iter().filter_map(story_fingerprint).collect();
+        // A short log of one process in the test layout (a daemon with the test pattern, starting mid-run)
+        // shares a few cluster-wide facts with its peers' logs (the leader they all saw elected): that is
+        // no retelling. A retelling has several nodes in it, or a story long enough for the share to mean it.
+        let nodes: std::collections::HashSet<&str> = per_input[i]
+            .iter()
+            .filter_map(|e| e.node.as_deref())
+            .collect();
+        if nodes.len() < 2 && mine.len() < MIN_ONE_NODE_STORY {
+            continue;
+        }
+        let shared: Vec<&u64> = mine.iter().filter(|f| told.contains_key(f)).collect();
+        if mine.len() < 3 || (shared.len() as f64) < SAME_STORY_SHARE * mine.len() as f64 {
+            continue;
+        }
+        let mut by: Vec<usize> = shared
+            .iter()
+            .flat_map(|f| told[f].iter().copied())
+            .collect();
+        by.sort_unstable();
+        by.dedup();
+        let names: Vec<&str> = by.iter().map(|&j| inputs[j].path.as_str()).collect();
+        let note = format!(
+            "{}: single-JVM test output that tells the story of the per-node logs also given ({} of its {} distinct events are theirs: {}); read once, from the per-node logs",
+            inputs[i].path,
+            shared.len(),
+            mine.len(),
+            names.join(", ")
+        );
+        inputs[i].repeats = Some(names.join(", "));
+        inputs[i].warnings.push(note);
+        per_input[i].clear();
+    }
+}
+
+/// A record that repeats an earlier record of the same node (same time, thread and first line), in this
+/// input or an earlier one, is replayed once: `cat a.log a.log`, a copy of a log in another form (gzip), or
+/// copytruncate rotation's overlap.
+fn drop_repeated_records(inputs: &mut [InputStats], per_input: &mut [Vec<Event>]) {
+    use std::hash::{Hash, Hasher};
+    let mut seen: HashMap<(Option<Arc<str>>, u64), u32> = HashMap::new();
+    for (i, events) in per_input.iter_mut().enumerate() {
+        let mut from: std::collections::BTreeSet<u32> = Default::default();
+        let before = events.len();
+        events.retain(|e| {
+            let mut h = rustc_hash::FxHasher::default();
+            e.time.map(|t| t.millis).hash(&mut h);
+            e.thread.hash(&mut h);
+            e.excerpt.hash(&mut h);
+            match seen.entry((e.node.clone(), h.finish())) {
+                std::collections::hash_map::Entry::Occupied(o) => {
+                    from.insert(*o.get());
+                    false
+                }
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(i as u32);
+                    true
+                }
+            }
+        });
+        let dropped = (before - events.len()) as u64;
+        if dropped > 0 {
+            let names: Vec<String> = from
+                .iter()
+                .map(|&j| {
+                    if j as usize == i {
+                        "earlier in this input".to_string()
+                    } else {
+                        inputs[j as usize].path.clone()
+                    }
+                })
+                .collect();
+            inputs[i].repeated_records += dropped;
+            let note = format!(
+                "{}: {dropped} record(s) repeat earlier records of the same node (same time, thread and text; {}); each is replayed once",
+                inputs[i].path,
+                names.join(", ")
+            );
+            inputs[i].warnings.push(note);
         }
     }
 }
@@ -734,6 +1009,58 @@ mod tests {
     };
 
     const DAY: i64 = 86_400_000;
+
+    #[test]
+    fn a_banner_stops_naming_lines_where_another_nodes_log_begins_in_one_input() {
+        let scm3 = "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e83-server-thread1";
+        let scm2 = "8a2c9d3e-4f5a-4b6c-8d7e-9f0a1b2c3d72-server-thread1";
+        let banner = |e: Event| Event {
+            node_from: Some(NodeSource::Banner),
+            ..e
+        };
+        let mut events = vec![
+            banner(ev(EventKind::ProcessStarted, "scm3", 1_000, vec![])),
+            banner(on_thread(
+                ev(EventKind::RaftRoleChanged, "scm3", 10_000, vec![]),
+                scm3,
+            )),
+            // A new identity a few ms back (an async appender): still scm3's log.
+            banner(on_thread(
+                ev(EventKind::SecretKeysInitializing, "scm3", 9_995, vec![]),
+                "scm3-SecretKeyManagerService",
+            )),
+            // Seconds back and an identity not seen since the banner: scm2's log, started mid-run.
+            banner(on_thread(
+                ev(EventKind::RaftLeaderChanged, "scm3", 5_000, vec![]),
+                scm2,
+            )),
+            banner(ev(EventKind::SecretKeysUpdated, "scm3", 5_100, vec![])),
+            // The next banner names its lines again.
+            banner(ev(EventKind::ProcessStarted, "scm1", 2_000, vec![])),
+            banner(on_thread(
+                ev(EventKind::RaftRoleChanged, "scm1", 2_100, vec![]),
+                scm2,
+            )),
+        ];
+        end_banner_where_another_log_begins(&mut events, DEFAULT_MAX_SKEW_MS);
+        let got: Vec<(Option<&str>, Option<NodeSource>)> = events
+            .iter()
+            .map(|e| (e.node.as_deref(), e.node_from))
+            .collect();
+        let b = Some(NodeSource::Banner);
+        assert_eq!(
+            got,
+            vec![
+                (Some("scm3"), b),
+                (Some("scm3"), b),
+                (Some("scm3"), b),
+                (Some(&scm2[..36]), Some(NodeSource::ThreadPrefix)),
+                (None, None),
+                (Some("scm1"), b),
+                (Some("scm1"), b),
+            ]
+        );
+    }
 
     fn names(tl: &Timeline) -> Vec<(Option<&str>, EventKind)> {
         tl.events

@@ -362,11 +362,21 @@ pub fn load_timeline(
 /// Everything a command needs to read its inputs.
 pub struct Prepared {
     pub sources: Vec<Source>,
+    /// Inputs named but left out because they repeat another (said on stderr).
+    pub skipped: Vec<input::Skipped>,
+    /// For each source, its place in its rotation family (for `stats`).
+    pub rotation: Vec<Option<String>>,
     pub grammar: Grammar,
     pub options: ScanOptions,
 }
 
 pub fn prepare(args: &InputArgs) -> Result<Prepared, Report> {
+    prepare_runs(args, false)
+}
+
+/// [`prepare`]; with `per_file` (each file a run of its own) a repeated file is no double replay, so every
+/// file named is kept.
+pub fn prepare_runs(args: &InputArgs, per_file: bool) -> Result<Prepared, Report> {
     let grammar = Grammar::with_overrides(&args.grammar)?;
     let layout = match &args.layout {
         None => None,
@@ -379,12 +389,26 @@ pub fn prepare(args: &InputArgs) -> Result<Prepared, Report> {
             })?,
         }),
     };
-    let sources = input::resolve(&args.inputs)?;
+    let input::Resolved {
+        sources,
+        skipped,
+        rotation,
+    } = input::resolve_all(&args.inputs, !per_file)?;
+    for s in &skipped {
+        say!(
+            "ozone-conform: warning: {}: {} as {}; read once",
+            sanitize(&s.path),
+            s.reason,
+            sanitize(&s.same_as)
+        );
+    }
     if sources.iter().filter(|s| **s == Source::Stdin).count() > 1 {
         return Err(miette!("`-` (stdin) can be given only once"));
     }
     Ok(Prepared {
         sources,
+        skipped,
+        rotation,
         grammar,
         options: ScanOptions {
             layout,
@@ -468,6 +492,9 @@ pub fn report_input_errors(stats: &InputStats) -> bool {
             miette!(code = "ozone_conform::input", "{}", sanitize(e))
         );
     }
+    for w in &stats.warnings {
+        say!("ozone-conform: warning: {}", sanitize(w));
+    }
     !stats.errors.is_empty()
 }
 
@@ -525,6 +552,8 @@ fn cmd_stats(args: &InputArgs, format: StatsFormat) -> Result<i32, Report> {
             |_| {},
             report_unparsed(args.verbose, &path),
         );
+        let mut stats = stats;
+        stats.rotation = p.rotation.get(i).cloned().flatten();
         had_errors |= report_input_errors(&stats);
         all.push(stats);
     }
@@ -533,7 +562,7 @@ fn cmd_stats(args: &InputArgs, format: StatsFormat) -> Result<i32, Report> {
         StatsFormat::Json => {
             serde_json::to_writer_pretty(
                 &mut out,
-                &serde_json::json!({ "version": 1, "inputs": all }),
+                &serde_json::json!({ "version": 1, "inputs": all, "skipped": p.skipped }),
             )
             .map_err(|e| miette!("{e}"))?;
             writeln!(out).map_err(out_err)?;
@@ -541,6 +570,16 @@ fn cmd_stats(args: &InputArgs, format: StatsFormat) -> Result<i32, Report> {
         StatsFormat::Text => {
             for s in &all {
                 write_stats_text(&mut out, s).map_err(out_err)?;
+            }
+            for s in &p.skipped {
+                writeln!(
+                    out,
+                    "{}\n  skipped     {} as {}; read once",
+                    sanitize(&s.path),
+                    s.reason,
+                    sanitize(&s.same_as)
+                )
+                .map_err(out_err)?;
             }
         }
     }
@@ -576,6 +615,9 @@ fn write_stats_text(out: &mut impl Write, s: &InputStats) -> io::Result<()> {
             nodes.join(", ")
         }
     )?;
+    if let Some(r) = &s.rotation {
+        writeln!(out, "  rotation    {r}")?;
+    }
     writeln!(out, "  bytes       {}", s.bytes)?;
     writeln!(out, "  lines       {}", s.lines)?;
     writeln!(
@@ -681,7 +723,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     use std::io::IsTerminal;
     let max_skew = i64::try_from(max_skew)
         .map_err(|_| miette!(code = "ozone_conform::usage", "--max-skew is too large"))?;
-    let mut p = prepare(args)?;
+    let mut p = prepare_runs(args, per_file)?;
     let format = format.resolve(io::stderr().is_terminal());
     if *follow {
         if per_file {

@@ -767,12 +767,7 @@ impl Refinement {
 
     /// Behaviour `seed` under `config`: its logs written into `dir` (kept), their paths, and the in-process
     /// judgement; for running the real binary on the same files.
-    pub fn keep(
-        &self,
-        config: Config,
-        seed: u64,
-        dir: &Path,
-    ) -> Result<Kept, String> {
+    pub fn keep(&self, config: Config, seed: u64, dir: &Path) -> Result<Kept, String> {
         (self.keep)(config, seed, self.max_len, dir)
     }
 }

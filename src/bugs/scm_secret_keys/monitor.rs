@@ -357,8 +357,21 @@ impl Model for ScmSecretKeys {
                         (Some(x), Some((now, slack))) => x.millis > now + slack,
                         _ => true,
                     };
+                // Expired or not depending on the logs' UTC offset: neither evidence nor a pass.
+                let maybe_expired =
+                    |id: &String| match (self.known.get(id).and_then(|k| k.expires), now) {
+                        (Some(x), Some((now, slack))) => {
+                            x.millis <= now + slack && x.millis > now - slack
+                        }
+                        _ => false,
+                    };
                 let live: Vec<&String> = fetched.iter().filter(|id| unexpired(id)).collect();
                 let file = self.key_file.get(&key);
+                let undecided: Vec<&String> = fetched
+                    .iter()
+                    .filter(|id| maybe_expired(id))
+                    .filter(|id| !file.is_some_and(|f| f.contains(id)))
+                    .collect();
                 let missing: Vec<&&String> = live
                     .iter()
                     .filter(|id| !file.is_some_and(|f| f.contains(id)))
@@ -366,6 +379,11 @@ impl Model for ScmSecretKeys {
                     .collect();
                 if !missing.is_empty() {
                     out.push(self.key_file_covers_db_violated(cx, node, &n, index, crashed));
+                } else if !undecided.is_empty() {
+                    self.knowledge.unknown(format!(
+                        "SCM {node} stopped between `Replaced DB with checkpoint` and the key save, with key(s) {} of the leader's that expire within a time-zone offset of that line; pass --log-utc-offset to decide (no key generation line in view to read it from)",
+                        undecided.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                    ));
                 } else if live.is_empty() {
                     // Every key the leader sent has expired: the key file has nothing left to cover.
                     self.knowledge.checks += 1;
