@@ -12,12 +12,14 @@ use crate::event::Event;
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
 use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
 
 const INVARIANTS: &[Invariant] = &[Invariant {
     name: "DerivedTasksMatchOmLineage",
     code: "OZ-RECON-001",
     summary: "Recon serves derived tables built from an earlier OM lineage",
     advice: "Recon's container-key, namespace and file-size views show rows the current OM does not have, and will not heal by themselves. Trigger a full reprocess (restart Recon after deleting its task status rows, or `POST /api/v1/triggerdbsync/om`) and check the views afterwards.",
+    signature: &[],
 }];
 
 const ABOUT: About = About {
@@ -41,6 +43,21 @@ struct RebuildDue {
     highest: Option<usize>,
     restart: Option<usize>,
     queued_at_startup: bool,
+    /// The snapshot was fetched by Recon's `start()`, which queues no reprocess (`restart` is its fetch line).
+    at_startup: bool,
+    /// A reprocess ended (`Completed async task reinitialization` / `Completed processing reinitialization
+    /// event`) with neither `Re-initialization of tasks completed successfully.` nor `... failed.` in view: it
+    /// may have rebuilt the tasks, so a restart without a queue is no longer a proven violation.
+    outcome_unknown: Option<usize>,
+}
+
+/// How the reprocess that is running ended, as far as its lines tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Outcome {
+    #[default]
+    NotSeen,
+    Succeeded,
+    Failed,
 }
 
 #[derive(Debug, Default)]
@@ -50,8 +67,18 @@ struct Recon {
     /// Whether `highest` is all there is: the logs show Recon's start with no OM DB, or its persisted cursors.
     history_known: bool,
     fallback: Option<usize>,
+    /// `Obtaining full snapshot from Ozone Manager` of the current sync cycle.
+    snapshot_requested: Option<usize>,
+    /// A full snapshot was installed and its sequence number is not yet in view.
     snapshot_installed: Option<usize>,
+    /// The snapshot was fetched by `start()` (Recon's local OM DB failed to open): that path queues no
+    /// reprocess and leaves the task rows alone; only the startup reconciliation can still queue one.
+    snapshot_at_startup: bool,
+    /// Recon is between `Starting Ozone Manager Service Provider.` and `... is started.`.
+    starting: bool,
     rebuild: Option<RebuildDue>,
+    /// The outcome of the reprocess now running.
+    outcome: Outcome,
     /// Derived tasks started and not completed, for the causal chain.
     running: HashMap<String, usize>,
 }
@@ -66,6 +93,148 @@ fn seq(e: &Event) -> Option<i64> {
     e.field("seq").and_then(Value::as_i64)
 }
 
+impl Recon {
+    /// The snapshot's sequence number is lost for good: what Recon processed before is no longer comparable.
+    fn forget_sequence(&mut self) {
+        self.snapshot_installed = None;
+        self.snapshot_at_startup = false;
+        self.snapshot_requested = None;
+        self.highest = None;
+        self.history_known = false;
+    }
+}
+
+impl ReconOmSync {
+    /// `FullSnapshot`: the pending snapshot left Recon's OM DB at `n` (read at `index`). At or below the highest
+    /// number Recon processed, it is a new OM lineage and every derived task must be rebuilt.
+    fn snapshot_seq(
+        &mut self,
+        cx: &Ctx,
+        index: usize,
+        node: &Arc<str>,
+        key: u32,
+        n: i64,
+        out: &mut Vec<Violation>,
+    ) {
+        let r = self.recons.get_mut(&key).expect("present");
+        let Some(snap) = r.snapshot_installed.take() else {
+            return;
+        };
+        let at_startup = std::mem::take(&mut r.snapshot_at_startup);
+        let requested = r.snapshot_requested.take();
+        match r.highest {
+            Some((h, at)) if n <= h => {
+                r.rebuild = Some(RebuildDue {
+                    fallback: r.fallback.take(),
+                    snapshot: (snap != index).then_some(snap),
+                    sync_after: index,
+                    highest: Some(at),
+                    // The startup path queues nothing: Recon serves stale tables from its start on.
+                    restart: at_startup.then(|| requested.unwrap_or(snap)),
+                    queued_at_startup: false,
+                    outcome_unknown: None,
+                    at_startup,
+                });
+            }
+            Some(_) => self.knowledge.checks += 1,
+            None if r.history_known => self.knowledge.checks += 1,
+            None => self.knowledge.unknown(format!(
+                "Recon {node} installed a full snapshot at sequence number {n} with no earlier sequence number in view, so a new OM lineage cannot be told"
+            )),
+        }
+        let r = self.recons.get_mut(&key).expect("present");
+        r.highest = Some((n, index));
+        r.history_known = true;
+        // Recon already serves (the number is read after `... is started.`): the stale tables are in use now.
+        if let Some(due) = r.rebuild.clone().filter(|d| d.at_startup && !r.starting) {
+            let restart = due.restart.expect("set above");
+            self.lineage_violation(cx, index, node, key, &due, restart, out);
+        }
+    }
+
+    /// Recon serves (at `index`) derived tables of the previous lineage and nothing will rebuild them.
+    #[allow(clippy::too_many_arguments)]
+    fn lineage_violation(
+        &mut self,
+        cx: &Ctx,
+        index: usize,
+        node: &Arc<str>,
+        key: u32,
+        due: &RebuildDue,
+        restart: usize,
+        out: &mut Vec<Violation>,
+    ) {
+        let mut running: Vec<(String, usize)> =
+            self.recons[&key].running.iter().map(|(t, i)| (t.clone(), *i)).collect();
+        running.sort_by_key(|(_, i)| *i);
+        let inv = invariant(self, "DerivedTasksMatchOmLineage");
+        let ev = &cx.timeline.events;
+        let after = seq(&ev[due.sync_after]).unwrap_or_default();
+        let mut related = Vec::new();
+        if let Some(f) = due.fallback {
+            related.push((
+                f,
+                "delta updates failed: fallback to a full snapshot".to_string(),
+            ));
+        }
+        if let Some(s) = due.snapshot {
+            related.push((s, "full snapshot of the OM DB installed".to_string()));
+        }
+        if let Some(h) = due.highest {
+            let processed =
+                seq(&ev[h]).or_else(|| ev[h].field("db_seq").and_then(Value::as_i64));
+            related.push((
+                h,
+                format!(
+                    "sequence number {} already processed",
+                    processed.map(|v| v.to_string()).unwrap_or_default()
+                ),
+            ));
+        }
+        related.push((
+            due.sync_after,
+            format!(
+                "sequence number after sync {}: not above it, a new OM lineage",
+                seq(&ev[due.sync_after]).unwrap_or_default()
+            ),
+        ));
+        if let Some((t, i)) = running.last() {
+            related.push((*i, format!("task {t} started and never completed")));
+        }
+        related.push(if due.at_startup {
+            (restart, "full snapshot fetched at startup: no reprocess is queued on this path".to_string())
+        } else {
+            (restart, "Recon restarts before the rebuild completed".to_string())
+        });
+        out.push(Violation {
+            invariant: inv.name,
+            code: inv.code,
+            message: if due.at_startup {
+                format!(
+                    "Recon {node} serves derived tables from the previous OM lineage: the full snapshot fetched at startup moved it back to sequence number {}, and neither that path nor the startup reconciliation queued a reprocess",
+                    after
+                )
+            } else {
+                format!(
+                    "Recon {node} serves again with derived tables from the previous OM lineage: the full snapshot moved it back to sequence number {}, the rebuild did not finish before the restart, and the startup reconciliation queued nothing",
+                    after
+                )
+            },
+            node: Some(node.clone()),
+            instance: node.to_string(),
+            primary: index,
+            primary_label: if due.at_startup {
+                "Recon serves; no reprocess was queued for the snapshot fetched at startup".into()
+            } else {
+                "Recon serves; no reinitialization was queued at startup".into()
+            },
+            related,
+            ambiguous_order: None,
+        });
+        self.recons.get_mut(&key).expect("present").rebuild = None;
+    }
+}
+
 impl Model for ReconOmSync {
     fn about(&self) -> &'static About {
         &ABOUT
@@ -76,6 +245,18 @@ impl Model for ReconOmSync {
         matches!(
             kind,
             SyncCompleted
+                | SyncStarted
+                | OmDbSeqObserved
+                | FullSnapshotRequested
+                | StartupSnapshotFetching
+                | StartupSnapshotFetched
+                | StartupSnapshotFailed
+                | OmServiceProviderStarting
+                | ReinitProcessing
+                | AsyncReinitStarted
+                | ReinitFailed
+                | AsyncReinitCompleted
+                | ReinitEventProcessed
                 | StartupReinitSkipped
                 | StartupTaskSeq
                 | DeltaApplied
@@ -122,7 +303,59 @@ impl Model for ReconOmSync {
                 due.queued_at_startup = false;
             }
         }
+        if let (Some(LifeStep::Started { .. }), Some(snap)) = (life, r.snapshot_installed) {
+            // The cycle's `Sequence number after sync` is lost and the run ended: the snapshot's sequence
+            // number, hence its lineage, is not in view.
+            self.knowledge.unknown(format!(
+                "Recon {node} installed a full snapshot (line {}) whose sequence number is not in view (no `Sequence number after sync` before its restart), so whether it was an earlier OM lineage cannot be told",
+                cx.timeline.events[snap].span.line
+            ));
+            r.forget_sequence();
+        }
+        if matches!(life, Some(LifeStep::Started { .. })) {
+            r.outcome = Outcome::NotSeen;
+        }
         match e.kind {
+            EventKind::OmServiceProviderStarting => r.starting = true,
+            EventKind::FullSnapshotRequested => r.snapshot_requested = Some(index),
+            // start(): the local OM DB failed to open; the old DB is deleted and OM's current one fetched.
+            EventKind::StartupSnapshotFetching => {
+                r.snapshot_requested = Some(index);
+                r.snapshot_at_startup = true;
+            }
+            // Nothing was installed: the DB is gone (sequence number 0) and the first scheduled sync takes a
+            // full snapshot, which queues its reprocess as usual.
+            EventKind::StartupSnapshotFailed => {
+                r.snapshot_requested = None;
+                r.snapshot_at_startup = false;
+            }
+            EventKind::StartupSnapshotFetched => {}
+            // The OM DB's sequence number at the start of a sync cycle: after a snapshot whose own `Sequence
+            // number after sync` is lost, this is the snapshot's number (no delta runs in between). 0 means
+            // no OM DB at all.
+            EventKind::SyncStarted | EventKind::OmDbSeqObserved => {
+                let Some(n) = seq(e).filter(|n| *n > 0) else {
+                    return;
+                };
+                if r.snapshot_installed.is_some() {
+                    self.snapshot_seq(cx, index, node, key, n, out);
+                } else if r.highest.is_none_or(|(h, _)| n > h) {
+                    r.highest = Some((n, index));
+                }
+            }
+            EventKind::ReinitProcessing | EventKind::AsyncReinitStarted => {
+                r.outcome = Outcome::NotSeen;
+            }
+            EventKind::ReinitFailed => r.outcome = Outcome::Failed,
+            // The reprocess ended; `Completed async task reinitialization` is also logged after the staged DB
+            // swap failed (reInitializeTasks still returns true), so only the outcome lines decide.
+            EventKind::AsyncReinitCompleted | EventKind::ReinitEventProcessed => {
+                if r.outcome == Outcome::NotSeen {
+                    if let Some(due) = r.rebuild.as_mut() {
+                        due.outcome_unknown.get_or_insert(index);
+                    }
+                }
+            }
             // Startup with no local OM DB: nothing was processed before.
             EventKind::StartupReinitSkipped => r.history_known = true,
             // Startup reconciliation prints the persisted cursors.
@@ -135,7 +368,10 @@ impl Model for ReconOmSync {
                 }
             }
             EventKind::DeltaFallbackToFullSnapshot => r.fallback = Some(index),
-            EventKind::FullSnapshotInstalled => r.snapshot_installed = Some(index),
+            EventKind::FullSnapshotInstalled => {
+                r.snapshot_installed = Some(index);
+                r.snapshot_at_startup = r.starting && r.snapshot_at_startup;
+            }
             EventKind::DeltaApplied => {
                 if let Some(s) = e.field("db_seq").and_then(Value::as_i64) {
                     if r.highest.is_none_or(|(h, _)| s > h) {
@@ -145,28 +381,13 @@ impl Model for ReconOmSync {
             }
             EventKind::SyncCompleted => {
                 let Some(n) = seq(e) else { return };
-                if let Some(snap) = r.snapshot_installed.take() {
-                    // FullSnapshot: is this a new OM lineage?
-                    match r.highest {
-                        Some((h, at)) if n <= h => {
-                            r.rebuild = Some(RebuildDue {
-                                fallback: r.fallback.take(),
-                                snapshot: Some(snap),
-                                sync_after: index,
-                                highest: Some(at),
-                                restart: None,
-                                queued_at_startup: false,
-                            });
-                        }
-                        Some(_) => self.knowledge.checks += 1,
-                        None if r.history_known => self.knowledge.checks += 1,
-                        None => self.knowledge.unknown(format!(
-                            "Recon {node} installed a full snapshot at sequence number {n} with no earlier sequence number in view, so a new OM lineage cannot be told"
-                        )),
-                    }
-                    let r = self.recons.get_mut(&key).expect("present");
-                    r.highest = Some((n, index));
-                    r.history_known = true;
+                if r.snapshot_installed.is_some() {
+                    self.snapshot_seq(cx, index, node, key, n, out);
+                } else if let Some((h, _)) = r.highest.filter(|(h, _)| n < *h) {
+                    // Only a full snapshot moves Recon's OM DB back; its install line is not in view.
+                    let _ = h;
+                    r.snapshot_installed = r.snapshot_requested.or(Some(index));
+                    self.snapshot_seq(cx, index, node, key, n, out);
                 } else if r.highest.is_none_or(|(h, _)| n > h) {
                     r.highest = Some((n, index));
                 }
@@ -182,8 +403,15 @@ impl Model for ReconOmSync {
                 }
             }
             EventKind::ReinitCompleted => {
+                r.outcome = Outcome::Succeeded;
                 if r.rebuild.take().is_some() {
                     self.knowledge.checks += 1; // ReinitDone: the derived tasks match the lineage again
+                }
+                if r.snapshot_installed.is_some() {
+                    // The snapshot's `Sequence number after sync` is lost, but the reprocess ran after it:
+                    // whatever its lineage, the derived tasks match it. Its number is still unknown.
+                    self.knowledge.checks += 1;
+                    r.forget_sequence();
                 }
                 r.running.clear();
             }
@@ -191,10 +419,23 @@ impl Model for ReconOmSync {
                 if let Some(due) = r.rebuild.as_mut().filter(|d| d.restart.is_some()) {
                     due.queued_at_startup = true;
                 }
+                if r.snapshot_at_startup {
+                    // The reconciliation's reprocess reads the freshly fetched DB.
+                    r.snapshot_at_startup = false;
+                }
             }
             EventKind::OmServiceProviderStarted => {
+                r.starting = false;
                 let Some(due) = r.rebuild.clone() else { return };
                 let Some(restart) = due.restart else { return };
+                if let Some(ended) = due.outcome_unknown {
+                    self.knowledge.unknown(format!(
+                        "Recon {node} restarted after a reprocess that ended (line {}) with neither `Re-initialization of tasks completed successfully.` nor `Re-initialization of tasks failed.` in view, so whether the derived tasks were rebuilt for the new OM lineage cannot be told",
+                        cx.timeline.events[ended].span.line
+                    ));
+                    self.recons.get_mut(&key).expect("present").rebuild = None;
+                    return;
+                }
                 if due.queued_at_startup {
                     // Reconcile queued the rebuild again: it may still run; the obligation stands until done.
                     self.knowledge.checks += 1;
@@ -202,60 +443,7 @@ impl Model for ReconOmSync {
                     r.rebuild.as_mut().expect("present").restart = None;
                     return;
                 }
-                let mut running: Vec<(String, usize)> =
-                    r.running.iter().map(|(t, i)| (t.clone(), *i)).collect();
-                running.sort_by_key(|(_, i)| *i);
-                let inv = invariant(self, "DerivedTasksMatchOmLineage");
-                let ev = &cx.timeline.events;
-                let mut related = Vec::new();
-                if let Some(f) = due.fallback {
-                    related.push((
-                        f,
-                        "delta updates failed: fallback to a full snapshot".to_string(),
-                    ));
-                }
-                if let Some(s) = due.snapshot {
-                    related.push((s, "full snapshot of the OM DB installed".to_string()));
-                }
-                if let Some(h) = due.highest {
-                    let processed =
-                        seq(&ev[h]).or_else(|| ev[h].field("db_seq").and_then(Value::as_i64));
-                    related.push((
-                        h,
-                        format!(
-                            "sequence number {} already processed",
-                            processed.map(|v| v.to_string()).unwrap_or_default()
-                        ),
-                    ));
-                }
-                related.push((
-                    due.sync_after,
-                    format!(
-                        "sequence number after sync {}: not above it, a new OM lineage",
-                        seq(&ev[due.sync_after]).unwrap_or_default()
-                    ),
-                ));
-                if let Some((t, i)) = running.last() {
-                    related.push((*i, format!("task {t} started and never completed")));
-                }
-                related.push((
-                    restart,
-                    "Recon restarts before the rebuild completed".to_string(),
-                ));
-                out.push(Violation {
-                    invariant: inv.name,
-                    code: inv.code,
-                    message: format!(
-                        "Recon {node} serves again with derived tables from the previous OM lineage: the full snapshot moved it back to sequence number {}, the rebuild did not finish before the restart, and the startup reconciliation queued nothing",
-                        seq(&ev[due.sync_after]).unwrap_or_default()
-                    ),
-                    node: Some(node.clone()),
-                    instance: node.to_string(),
-                    primary: index,
-                    primary_label: "Recon serves; no reinitialization was queued at startup".into(),
-                    related,
-                    ambiguous_order: None,
-                });
+                self.lineage_violation(cx, index, node, key, &due, restart, out);
                 self.recons.get_mut(&key).expect("present").rebuild = None;
             }
             _ => {}
