@@ -164,8 +164,11 @@ impl ReconOmSync {
         restart: usize,
         out: &mut Vec<Violation>,
     ) {
-        let mut running: Vec<(String, usize)> =
-            self.recons[&key].running.iter().map(|(t, i)| (t.clone(), *i)).collect();
+        let mut running: Vec<(String, usize)> = self.recons[&key]
+            .running
+            .iter()
+            .map(|(t, i)| (t.clone(), *i))
+            .collect();
         running.sort_by_key(|(_, i)| *i);
         let inv = invariant(self, "DerivedTasksMatchOmLineage");
         let ev = &cx.timeline.events;
@@ -181,8 +184,7 @@ impl ReconOmSync {
             related.push((s, "full snapshot of the OM DB installed".to_string()));
         }
         if let Some(h) = due.highest {
-            let processed =
-                seq(&ev[h]).or_else(|| ev[h].field("db_seq").and_then(Value::as_i64));
+            let processed = seq(&ev[h]).or_else(|| ev[h].field("db_seq").and_then(Value::as_i64));
             related.push((
                 h,
                 format!(
@@ -202,9 +204,15 @@ impl ReconOmSync {
             related.push((*i, format!("task {t} started and never completed")));
         }
         related.push(if due.at_startup {
-            (restart, "full snapshot fetched at startup: no reprocess is queued on this path".to_string())
+            (
+                restart,
+                "full snapshot fetched at startup: no reprocess is queued on this path".to_string(),
+            )
         } else {
-            (restart, "Recon restarts before the rebuild completed".to_string())
+            (
+                restart,
+                "Recon restarts before the rebuild completed".to_string(),
+            )
         });
         out.push(Violation {
             invariant: inv.name,
@@ -251,6 +259,7 @@ impl Model for ReconOmSync {
                 | StartupSnapshotFetching
                 | StartupSnapshotFetched
                 | StartupSnapshotFailed
+                | FullSnapshotFailed
                 | OmServiceProviderStarting
                 | ReinitProcessing
                 | AsyncReinitStarted
@@ -330,6 +339,8 @@ impl Model for ReconOmSync {
                 r.snapshot_at_startup = false;
             }
             EventKind::StartupSnapshotFetched => {}
+            // The scheduled snapshot installed nothing: the DB and its sequence number are unchanged.
+            EventKind::FullSnapshotFailed => r.snapshot_requested = None,
             // The OM DB's sequence number at the start of a sync cycle: after a snapshot whose own `Sequence
             // number after sync` is lost, this is the snapshot's number (no delta runs in between). 0 means
             // no OM DB at all.
@@ -383,9 +394,8 @@ impl Model for ReconOmSync {
                 let Some(n) = seq(e) else { return };
                 if r.snapshot_installed.is_some() {
                     self.snapshot_seq(cx, index, node, key, n, out);
-                } else if let Some((h, _)) = r.highest.filter(|(h, _)| n < *h) {
+                } else if r.highest.is_some_and(|(h, _)| n < h) {
                     // Only a full snapshot moves Recon's OM DB back; its install line is not in view.
-                    let _ = h;
                     r.snapshot_installed = r.snapshot_requested.or(Some(index));
                     self.snapshot_seq(cx, index, node, key, n, out);
                 } else if r.highest.is_none_or(|(h, _)| n > h) {
@@ -666,5 +676,328 @@ mod tests {
         assert_eq!(v.primary, 5);
         let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
         assert_eq!(related, vec![2, 1, 3, 4]);
+    }
+
+    /// Phase A of the healthy fixture, made small: a regression to 40, the reprocess completes, then a restart
+    /// that queues nothing.
+    fn completed_rebuild_then_restart() -> Vec<Event> {
+        let mut v = regression();
+        v.extend([
+            ev(ReinitProcessing, R, 2_250, vec![]),
+            ev(
+                TaskCompleted,
+                R,
+                4_000,
+                vec![("task", text("NSSummaryTask"))],
+            ),
+            ev(ReinitCompleted, R, 4_100, vec![]),
+            ev(AsyncReinitCompleted, R, 4_101, vec![]),
+            ev(ReinitEventProcessed, R, 4_102, vec![]),
+            ev(SyncStarted, R, 6_000, vec![("seq", Value::I64(40))]),
+            synced(6_100, 56),
+        ]);
+        v.extend(restart_and_serve(10_000, false));
+        v
+    }
+
+    #[test]
+    fn a_lost_sequence_number_after_sync_is_no_violation_when_the_reprocess_completed() {
+        // Issue 9: deleting `Sequence number after sync: 1180` paired the snapshot with the next cycle's number.
+        let mut events = completed_rebuild_then_restart();
+        events.retain(|e| !(e.kind == SyncCompleted && seq_of(e) == Some(40)));
+        let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
+    }
+
+    #[test]
+    fn a_lost_sequence_number_after_sync_before_a_restart_is_inconclusive() {
+        // The violating story with its `Sequence number after sync: 1180` lost: the lineage is not in view.
+        let mut events = regression();
+        events.retain(|e| !(e.kind == SyncCompleted && seq_of(e) == Some(40)));
+        events.extend(restart_and_serve(10_000, false));
+        let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        let reason = r.reason.unwrap();
+        assert!(
+            reason.contains("whose sequence number is not in view"),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn the_next_cycles_first_number_stands_for_a_lost_sequence_number_after_sync() {
+        // `Last known sequence number before sync: 40` is the snapshot's number: the regression is in view.
+        let mut events = regression();
+        events.retain(|e| !(e.kind == SyncCompleted && seq_of(e) == Some(40)));
+        events.push(ev(SyncStarted, R, 3_000, vec![("seq", Value::I64(40))]));
+        events.extend(restart_and_serve(10_000, false));
+        let (tl, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
+        assert_eq!(r.verdict, Verdict::Violated);
+        let v = r.first().unwrap();
+        assert_eq!(tl.events[v.primary].kind, OmServiceProviderStarted);
+        assert!(
+            v.message.contains("back to sequence number 40"),
+            "{}",
+            v.message
+        );
+    }
+
+    #[test]
+    fn a_lost_reprocess_success_line_is_not_a_violation() {
+        // Issue 9: `Re-initialization of tasks completed successfully.` lost while `Completed async task
+        // reinitialization` and `Completed processing reinitialization event` remain. The first is also logged
+        // after a failed staged-DB swap, so the outcome is unknown: inconclusive, naming the missing lines.
+        let mut events = completed_rebuild_then_restart();
+        events.retain(|e| e.kind != ReinitCompleted);
+        let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events.clone())]);
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        let reason = r.reason.unwrap();
+        assert!(reason.contains("neither `Re-initialization of tasks completed successfully.` nor `Re-initialization of tasks failed.` in view"), "{reason}");
+        // With the failure line in view the bug is proven again.
+        let at = events
+            .iter()
+            .position(|e| e.kind == AsyncReinitCompleted)
+            .unwrap();
+        events.insert(at, ev(ReinitFailed, R, 4_100, vec![]));
+        let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
+        assert_eq!(r.verdict, Verdict::Violated);
+    }
+
+    #[test]
+    fn a_sequence_number_that_moves_back_is_a_full_snapshot_even_with_its_install_line_lost() {
+        let mut events = regression();
+        events.retain(|e| e.kind != FullSnapshotInstalled);
+        events.extend(restart_and_serve(10_000, false));
+        let (tl, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
+        assert_eq!(r.verdict, Verdict::Violated);
+        let v = r.first().unwrap();
+        assert_eq!(v.primary, 8);
+        assert_eq!(tl.events[8].kind, OmServiceProviderStarted);
+    }
+
+    use crate::grammar::Grammar;
+
+    fn seq_of(e: &Event) -> Option<i64> {
+        e.field("seq").and_then(Value::as_i64)
+    }
+
+    /// Recon's daemon log `lines` (`HH:MM:SS,mmm|thread|LEVEL|logger suffix|message`) through the real pipeline.
+    fn check_log(lines: &[&str]) -> crate::check::ModelReport {
+        check_log_timeline(lines).1
+    }
+
+    fn check_log_timeline(
+        lines: &[&str],
+    ) -> (crate::timeline::Timeline, crate::check::ModelReport) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ozone-hadoop-recon-recon1.log");
+        let mut text = String::new();
+        for l in lines {
+            let f: Vec<&str> = l.splitn(5, '|').collect();
+            if f.len() < 5 {
+                text.push_str(l); // a continuation line (stack trace)
+            } else {
+                let logger = match f[3] {
+                    "P" => "org.apache.hadoop.ozone.recon.spi.impl.OzoneManagerServiceProviderImpl",
+                    "T" => "org.apache.hadoop.ozone.recon.tasks.ReconTaskControllerImpl",
+                    "S" => "org.apache.hadoop.ozone.recon.ReconServer",
+                    "M" => "org.apache.hadoop.ozone.recon.recovery.ReconOmMetadataManagerImpl",
+                    other => other,
+                };
+                text.push_str(&format!(
+                    "2026-08-23 {} [{}] {} {logger}: {}",
+                    f[0], f[1], f[2], f[4]
+                ));
+            }
+            text.push('\n');
+        }
+        std::fs::write(&path, text).unwrap();
+        let sources = crate::input::resolve(&[path.to_string_lossy().into_owned()]).unwrap();
+        let grammar = crate::grammar::Grammar::embedded().unwrap();
+        let tl = crate::timeline::build(
+            &sources,
+            &grammar,
+            &crate::scan::ScanOptions::default(),
+            crate::timeline::DEFAULT_MAX_SKEW_MS,
+            &|_, _| {},
+        );
+        let r = crate::model::testkit::replay_one(&tl, "recon-om-sync");
+        (tl, r)
+    }
+
+    /// Recon processed 2410 and rebuilt its tasks, stopped, and on restart its local OM DB failed to open:
+    /// `start()` fetches OM's current DB. `fetch` is the lines of that fetch, `after` what follows the start.
+    fn startup_story(fetch: &[&'static str], after: &[&'static str]) -> Vec<&'static str> {
+        let mut v = vec![
+            "12:00:02,001|main|INFO|S|Starting Recon server",
+            "12:00:02,038|main|INFO|P|Starting Ozone Manager Service Provider.",
+            "12:00:02,041|main|INFO|P|Skipping startup task reinitialization because the local OM DB store is not initialized yet (no OM snapshot present). The scheduled full snapshot sync will download the OM DB and initialize tasks.",
+            "12:00:02,044|main|INFO|P|Ozone Manager Service Provider is started.",
+            "12:01:01,427|Recon-SyncOM-0|INFO|P|Last known sequence number before sync: 0",
+            "12:01:01,428|Recon-SyncOM-0|INFO|P|Obtaining full snapshot from Ozone Manager",
+            "12:01:03,349|Recon-SyncOM-0|INFO|P|Successfully updated Recon OM DB with new snapshot.",
+            "12:01:03,353|Recon-SyncOM-0|INFO|P|Queueing async reinitialization event instead of blocking call",
+            "12:01:03,540|Recon-SyncOM-0|INFO|P|Sequence number after sync: 2410",
+            "12:01:03,545|ReconEventProcessor-0|INFO|T|Processing reinitialization event: reason=MANUAL_TRIGGER, timestamp=1787486463488",
+            "12:01:06,753|ReconEventProcessor-0|INFO|T|Re-initialization of tasks completed successfully.",
+            "12:45:10,059|shutdown-hook-0|INFO|S|Stopping Recon server",
+            "12:45:42,228|main|INFO|S|Starting Recon server",
+            "12:45:42,265|main|INFO|P|Starting Ozone Manager Service Provider.",
+        ];
+        v.extend_from_slice(fetch);
+        v.push("12:45:45,269|main|INFO|P|Ozone Manager Service Provider is started.");
+        v.extend_from_slice(after);
+        v
+    }
+
+    const CORRUPT: &[&str] = &[
+        "12:45:42,270|main|WARN|P|Unexpected runtime error starting Recon OM Metadata Manager.",
+        "java.lang.RuntimeException: Failed to open the OM DB",
+        "\tat org.apache.hadoop.ozone.recon.recovery.ReconOmMetadataManagerImpl.start(ReconOmMetadataManagerImpl.java:113)",
+        "12:45:42,271|main|WARN|P|Trying to delete existing recon OM snapshot DB and fetch new one.",
+        "12:45:42,271|main|INFO|P|Fetching full snapshot from Ozone Manager",
+        "12:45:44,120|main|INFO|P|Attempting to update Recon OM DB with new snapshot located at: /data/metadata/recon/om.snapshot.db_1787489143069",
+        "12:45:44,213|main|INFO|P|Successfully updated Recon OM DB with new snapshot.",
+        "12:45:44,214|main|INFO|P|Successfully fetched a full snapshot from Ozone Manager",
+    ];
+
+    #[test]
+    fn a_startup_snapshot_onto_an_earlier_lineage_that_queues_nothing_is_a_violation() {
+        // start()'s fetch sets no task row and queues no reprocess; the reconciliation compares the old rows.
+        let r = check_log(&startup_story(
+            CORRUPT,
+            &["12:46:41,251|Recon-SyncOM-0|INFO|P|Last known sequence number before sync: 1180"],
+        ));
+        assert_eq!(r.verdict, Verdict::Violated, "{:?}", r.reason);
+        let v = r.first().unwrap();
+        assert!(
+            v.message
+                .contains("fetched at startup moved it back to sequence number 1180"),
+            "{}",
+            v.message
+        );
+        assert!(
+            v.related
+                .iter()
+                .any(|(_, l)| l.contains("no reprocess is queued on this path")),
+            "{:?}",
+            v.related
+        );
+    }
+
+    #[test]
+    fn a_startup_snapshot_above_the_processed_number_or_with_a_reprocess_queued_is_no_violation() {
+        let r = check_log(&startup_story(
+            CORRUPT,
+            &["12:46:41,251|Recon-SyncOM-0|INFO|P|Last known sequence number before sync: 5210"],
+        ));
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
+        // The reconciliation after the fetch queues a reprocess of the fetched DB, which completes.
+        let mut fetch = CORRUPT.to_vec();
+        fetch.push(
+            "12:45:44,300|main|INFO|P|Queueing async reinitialization events during startup.",
+        );
+        let r = check_log(&startup_story(
+            &fetch,
+            &[
+                "12:45:46,000|ReconEventProcessor-0|INFO|T|Re-initialization of tasks completed successfully.",
+                "12:46:41,251|Recon-SyncOM-0|INFO|P|Last known sequence number before sync: 1180",
+            ],
+        ));
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+    }
+
+    #[test]
+    fn a_startup_snapshot_with_no_earlier_sequence_number_in_view_is_inconclusive() {
+        let lines: Vec<&str> = startup_story(
+            CORRUPT,
+            &["12:46:41,251|Recon-SyncOM-0|INFO|P|Last known sequence number before sync: 1180"],
+        )
+        .into_iter()
+        .skip(11) // the log starts at the stop: nothing Recon processed before is in view
+        .collect();
+        let r = check_log(&lines);
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        assert!(r
+            .reason
+            .unwrap()
+            .contains("no earlier sequence number in view"));
+    }
+
+    #[test]
+    fn a_failed_startup_fetch_falls_back_to_the_scheduled_snapshot_and_its_reprocess() {
+        // Nothing installed, the old DB already deleted: the first sync sees 0 and takes a full snapshot, which
+        // queues its reprocess; a regression there is the ordinary FullSnapshot, healed by ReinitDone.
+        let fetch = &[
+            "12:45:42,270|main|WARN|P|Unexpected runtime error starting Recon OM Metadata Manager.",
+            "12:45:42,271|main|WARN|P|Trying to delete existing recon OM snapshot DB and fetch new one.",
+            "12:45:42,271|main|INFO|P|Fetching full snapshot from Ozone Manager",
+            "12:45:44,100|main|ERROR|org.apache.hadoop.ozone.recon.spi.impl.OzoneManagerServiceProviderImpl|Unable to obtain Ozone Manager DB Snapshot.",
+            "12:45:44,101|main|ERROR|P|Failed to obtain a valid DB snapshot from Ozone Manager. This could be due to missing SST files or other fetch issues.",
+            "12:45:44,102|main|ERROR|P|Failed fetching a full snapshot from Ozone Manager",
+        ];
+        let after = &[
+            "12:46:41,251|Recon-SyncOM-0|INFO|P|Last known sequence number before sync: 0",
+            "12:46:41,252|Recon-SyncOM-0|INFO|P|Seq number of Recon's OM DB : 0",
+            "12:46:41,253|Recon-SyncOM-0|INFO|P|Obtaining full snapshot from Ozone Manager",
+            "12:46:43,213|Recon-SyncOM-0|INFO|P|Successfully updated Recon OM DB with new snapshot.",
+            "12:46:43,217|Recon-SyncOM-0|INFO|P|Queueing async reinitialization event instead of blocking call",
+            "12:46:43,404|Recon-SyncOM-0|INFO|P|Sequence number after sync: 1180",
+            "12:46:46,907|ReconEventProcessor-0|INFO|T|Re-initialization of tasks completed successfully.",
+        ];
+        let r = check_log(&startup_story(fetch, after));
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
+        // Without the reprocess completing, the new lineage is still owed its rebuild when the logs end.
+        let r = check_log(&startup_story(fetch, &after[..6]));
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        assert!(r
+            .reason
+            .unwrap()
+            .contains("end before the derived tasks were rebuilt"));
+    }
+
+    #[test]
+    fn the_delta_paths_queue_and_fallback_lines_are_read() {
+        // The new rules match real lines (their events reach the model).
+        let (tl, r) = check_log_timeline(&[
+            "12:00:02,001|main|INFO|S|Starting Recon server",
+            "12:11:01,514|Recon-SyncOM-0|WARN|P|Detected condition for task reinitialization: TASK_FAILURES, queueing async reinitialization event",
+            "12:11:01,515|Recon-SyncOM-0|INFO|P|Reinitialization event successfully queued",
+            "12:21:01,514|Recon-SyncOM-0|WARN|P|Reinitialization queue failures exceeded maximum retries, triggering full snapshot fallback",
+            "12:21:01,515|Recon-SyncOM-0|ERROR|P|ReInitializationResult is null, something went wrong in queueing reinitialization event",
+            "12:21:02,000|Recon-SyncOM-0|ERROR|P|Unable to update Recon's metadata with new OM DB. ",
+            "java.io.IOException: boom",
+            "12:21:03,000|ReconEventProcessor-0|ERROR|T|Task reinitialization failed, tasksFailed flag set to true",
+        ]);
+        let rules: Vec<&str> = tl
+            .events
+            .iter()
+            .map(|e| {
+                Grammar::embedded().unwrap().rules[e.rule as usize]
+                    .id
+                    .clone()
+                    .leak() as &str
+            })
+            .collect();
+        assert_eq!(
+            rules,
+            [
+                "ComponentStarting#recon-start",
+                "ReinitConditionDetected",
+                "ReinitEventQueued#delta",
+                "DeltaFallbackToFullSnapshot#reinit_retries",
+                "DeltaFallbackToFullSnapshot#reinit_null",
+                "FullSnapshotFailed#sync",
+                "ReinitFailed#async",
+            ]
+        );
+        // Both fallbacks, the failed snapshot and the failed reprocess reach the model.
+        assert_eq!(r.events, 4, "{:?}", r.reason);
     }
 }
