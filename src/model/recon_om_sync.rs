@@ -5,6 +5,13 @@
 //! `FullSnapshot` (`Successfully updated Recon OM DB with new snapshot.` then `Sequence number after sync`),
 //! `ReinitDone` (`Re-initialization of tasks completed successfully.`), `Crash`/`Stop`/`Restart`, `Reconcile`
 //! (the startup reconciliation between `Starting Ozone Manager Service Provider.` and `... is started.`).
+//!
+//! A lost line is never a violation: a full snapshot's number is read off the next cycle's `Last known sequence
+//! number before sync` when its `Sequence number after sync` is lost (and is unknown if Recon restarts first); a
+//! number that moves back proves a full snapshot whose install line is lost; a reprocess that ended
+//! (`Completed async task reinitialization`, logged after a failed staged-DB swap too) with no outcome line in
+//! view leaves the rebuild unknown. A full snapshot fetched by `start()` (local OM DB failed to open) queues no
+//! reprocess: onto an earlier lineage, with no reprocess queued by the reconciliation, Recon serves stale tables.
 
 use super::lifecycle::LifeStep;
 use super::{invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Spec, Violation};
@@ -323,6 +330,8 @@ impl Model for ReconOmSync {
         }
         if matches!(life, Some(LifeStep::Started { .. })) {
             r.outcome = Outcome::NotSeen;
+            r.starting = false;
+            r.snapshot_at_startup = false;
         }
         match e.kind {
             EventKind::OmServiceProviderStarting => r.starting = true,
@@ -360,11 +369,11 @@ impl Model for ReconOmSync {
             EventKind::ReinitFailed => r.outcome = Outcome::Failed,
             // The reprocess ended; `Completed async task reinitialization` is also logged after the staged DB
             // swap failed (reInitializeTasks still returns true), so only the outcome lines decide.
-            EventKind::AsyncReinitCompleted | EventKind::ReinitEventProcessed => {
-                if r.outcome == Outcome::NotSeen {
-                    if let Some(due) = r.rebuild.as_mut() {
-                        due.outcome_unknown.get_or_insert(index);
-                    }
+            EventKind::AsyncReinitCompleted | EventKind::ReinitEventProcessed
+                if r.outcome == Outcome::NotSeen =>
+            {
+                if let Some(due) = r.rebuild.as_mut() {
+                    due.outcome_unknown.get_or_insert(index);
                 }
             }
             // Startup with no local OM DB: nothing was processed before.
@@ -381,7 +390,8 @@ impl Model for ReconOmSync {
             EventKind::DeltaFallbackToFullSnapshot => r.fallback = Some(index),
             EventKind::FullSnapshotInstalled => {
                 r.snapshot_installed = Some(index);
-                r.snapshot_at_startup = r.starting && r.snapshot_at_startup;
+                // Inside start() the only install is its own fetch: the sync scheduler starts at its end.
+                r.snapshot_at_startup = r.starting || r.snapshot_at_startup;
             }
             EventKind::DeltaApplied => {
                 if let Some(s) = e.field("db_seq").and_then(Value::as_i64) {
