@@ -405,6 +405,20 @@ vocabulary! {
     DeltaFallbackToFullSnapshot [opt("reason", T::Text), opt("seq", T::I64)],
     /// `Obtaining full snapshot from Ozone Manager`.
     FullSnapshotRequested [],
+    /// ERROR `Error starting Recon OM Metadata Manager.` / WARN `Unexpected runtime error starting Recon OM Metadata
+    /// Manager.` (Recon's `start()`: the local OM DB copy did not open).
+    StartupOmDbFailed [],
+    /// `start()` replaces a local OM DB that failed to open: WARN `Trying to delete existing recon OM snapshot DB and
+    /// fetch new one.`, `Fetching full snapshot from Ozone Manager`.
+    StartupSnapshotFetching [],
+    /// `Successfully fetched a full snapshot from Ozone Manager` (after the install line; no reprocess is queued).
+    StartupSnapshotFetched [],
+    /// ERROR `Failed fetching a full snapshot from Ozone Manager` / `Unexpected IOException occurred while trying to
+    /// fetch a full snapshot`: no OM DB; the first scheduled sync takes a full snapshot.
+    StartupSnapshotFailed [],
+    /// ERROR lines of a scheduled full snapshot that installed nothing (`Unable to obtain Ozone Manager DB Snapshot.`,
+    /// `Failed to obtain a valid DB snapshot from Ozone Manager. ...`, `Unable to update Recon's metadata with new OM DB. `, ...).
+    FullSnapshotFailed [],
     /// `Successfully updated Recon OM DB with new snapshot.`
     FullSnapshotInstalled [],
     /// `From Sequence Number:F, Recon DB Sequence Number: R, Number of updates received from OM : U, ...`

@@ -26,7 +26,7 @@ pub fn scenario(model: &str, case: &str, merged: bool) -> Timeline {
 }
 
 /// The timeline of these command-line inputs, as `check` builds it.
-fn timeline_of(args: &[String]) -> Timeline {
+pub fn timeline_of(args: &[String]) -> Timeline {
     let sources = crate::input::resolve(args).unwrap();
     let grammar = crate::grammar::Grammar::embedded().unwrap();
     crate::timeline::build(

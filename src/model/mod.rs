@@ -23,6 +23,10 @@ pub struct Invariant {
     pub summary: &'static str,
     /// What the operator should do now.
     pub advice: &'static str,
+    /// The lines whose absence is this bug's mark, each `RuleId: in an operator's words`: deleting one of them
+    /// from a healthy log may rightly yield this violation (tests/deletion_sweep.rs holds every other line to
+    /// "never a violation").
+    pub signature: &'static [&'static str],
 }
 
 impl PartialEq for Invariant {

@@ -22,6 +22,7 @@ const INVARIANTS: &[Invariant] = &[Invariant {
     code: "OZ-DN-BLOCK-001",
     summary: "a datanode persisted a PutBlock for a block after it had finalized that block",
     advice: "The writer's hsync was acknowledged for bytes beyond the length lease recovery closed the file at: those bytes are not in the file. Check the key's length in OM against the block's committed length on the datanodes.",
+    signature: &[],
 }];
 
 pub(crate) const ABOUT: About = About {

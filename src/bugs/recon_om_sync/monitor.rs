@@ -5,6 +5,13 @@
 //! `FullSnapshot` (`Successfully updated Recon OM DB with new snapshot.` then `Sequence number after sync`),
 //! `ReinitDone` (`Re-initialization of tasks completed successfully.`), `Crash`/`Stop`/`Restart`, `Reconcile`
 //! (the startup reconciliation between `Starting Ozone Manager Service Provider.` and `... is started.`).
+//!
+//! A lost line is never a violation: a full snapshot's number is read off the next cycle's `Last known sequence
+//! number before sync` when its `Sequence number after sync` is lost (and is unknown if Recon restarts first); a
+//! number that moves back proves a full snapshot whose install line is lost; a reprocess that ended
+//! (`Completed async task reinitialization`, logged after a failed staged-DB swap too) with no outcome line in
+//! view leaves the rebuild unknown. A full snapshot fetched by `start()` (local OM DB failed to open) queues no
+//! reprocess: onto an earlier lineage, with no reprocess queued by the reconciliation, Recon serves stale tables.
 
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
@@ -14,12 +21,14 @@ use crate::model::{
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
 use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
 
 const INVARIANTS: &[Invariant] = &[Invariant {
     name: "DerivedTasksMatchOmLineage",
     code: "OZ-RECON-001",
     summary: "Recon serves derived tables built from an earlier OM lineage",
     advice: "Recon's container-key, namespace and file-size views show rows the current OM does not have, and will not heal by themselves. Trigger a full reprocess (restart Recon after deleting its task status rows, or `POST /api/v1/triggerdbsync/om`) and check the views afterwards.",
+    signature: &[],
 }];
 
 pub(crate) const ABOUT: About = About {
@@ -44,11 +53,29 @@ struct RebuildDue {
     highest: Option<usize>,
     restart: Option<usize>,
     queued_at_startup: bool,
+    /// The snapshot was fetched by Recon's `start()`, which queues no reprocess (`restart` is its fetch line).
+    at_startup: bool,
+    /// A reprocess ended (`Completed async task reinitialization` / `Completed processing reinitialization
+    /// event`) with neither `Re-initialization of tasks completed successfully.` nor `... failed.` in view: it
+    /// may have rebuilt the tasks, so a restart without a queue is no longer a proven violation.
+    outcome_unknown: Option<usize>,
     /// Derived tasks whose reprocess completed since the new lineage was installed: their tables are
     /// rebuilt (the spec's `ReprocessTask(t)` sets `taskLineage[t]`, durably, even if `ReinitDone` never
     /// comes), and tasks that started one.
     completed: std::collections::BTreeSet<String>,
     started: std::collections::BTreeSet<String>,
+}
+
+/// TASK_STATUS rows that are sync cursors, not derived tasks.
+const CURSOR_ROWS: &[&str] = &["OmDeltaRequest", "OmSnapshotRequest"];
+
+/// How the reprocess that is running ended, as far as its lines tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Outcome {
+    #[default]
+    NotSeen,
+    Succeeded,
+    Failed,
 }
 
 #[derive(Debug, Default)]
@@ -58,8 +85,18 @@ struct Recon {
     /// Whether `highest` is all there is: the logs show Recon's start with no OM DB, or its persisted cursors.
     history_known: bool,
     fallback: Option<usize>,
+    /// `Obtaining full snapshot from Ozone Manager` of the current sync cycle.
+    snapshot_requested: Option<usize>,
+    /// A full snapshot was installed and its sequence number is not yet in view.
     snapshot_installed: Option<usize>,
+    /// The snapshot was fetched by `start()` (Recon's local OM DB failed to open): that path queues no
+    /// reprocess and leaves the task rows alone; only the startup reconciliation can still queue one.
+    snapshot_at_startup: bool,
+    /// Recon is between `Starting Ozone Manager Service Provider.` and `... is started.`.
+    starting: bool,
     rebuild: Option<RebuildDue>,
+    /// The outcome of the reprocess now running.
+    outcome: Outcome,
     /// Derived tasks started and not completed, for the causal chain.
     running: HashMap<String, usize>,
     /// Derived tasks from `Registered Task: X` (TASK_STATUS rows, first insert; cursor rows left out): when
@@ -67,19 +104,165 @@ struct Recon {
     registered: std::collections::BTreeSet<String>,
 }
 
-/// TASK_STATUS rows that are sync cursors, not derived tasks.
-const CURSOR_ROWS: &[&str] = &["OmDeltaRequest", "OmSnapshotRequest"];
-
 #[derive(Default)]
 pub struct ReconOmSync {
     recons: HashMap<u32, Recon>,
     knowledge: Knowledge,
-    /// The observer's witness half (for `export`), fed by the same pass.
-    table: super::witness::Table,
 }
 
 fn seq(e: &Event) -> Option<i64> {
     e.field("seq").and_then(Value::as_i64)
+}
+
+impl Recon {
+    /// The snapshot's sequence number is lost for good: what Recon processed before is no longer comparable.
+    fn forget_sequence(&mut self) {
+        self.snapshot_installed = None;
+        self.snapshot_at_startup = false;
+        self.snapshot_requested = None;
+        self.highest = None;
+        self.history_known = false;
+    }
+}
+
+impl ReconOmSync {
+    /// `FullSnapshot`: the pending snapshot left Recon's OM DB at `n` (read at `index`). At or below the highest
+    /// number Recon processed, it is a new OM lineage and every derived task must be rebuilt.
+    fn snapshot_seq(
+        &mut self,
+        cx: &Ctx,
+        index: usize,
+        node: &Arc<str>,
+        key: u32,
+        n: i64,
+        out: &mut Vec<Violation>,
+    ) {
+        let r = self.recons.get_mut(&key).expect("present");
+        let Some(snap) = r.snapshot_installed.take() else {
+            return;
+        };
+        let at_startup = std::mem::take(&mut r.snapshot_at_startup);
+        let requested = r.snapshot_requested.take();
+        match r.highest {
+            Some((h, at)) if n <= h => {
+                r.rebuild = Some(RebuildDue {
+                    fallback: r.fallback.take(),
+                    snapshot: (snap != index).then_some(snap),
+                    sync_after: index,
+                    highest: Some(at),
+                    // The startup path queues nothing: Recon serves stale tables from its start on.
+                    restart: at_startup.then(|| requested.unwrap_or(snap)),
+                    queued_at_startup: false,
+                    outcome_unknown: None,
+                    at_startup,
+                    completed: Default::default(),
+                    started: Default::default(),
+                });
+            }
+            Some(_) => self.knowledge.checks += 1,
+            None if r.history_known => self.knowledge.checks += 1,
+            None => self.knowledge.unknown(format!(
+                "Recon {node} installed a full snapshot at sequence number {n} with no earlier sequence number in view, so a new OM lineage cannot be told"
+            )),
+        }
+        let r = self.recons.get_mut(&key).expect("present");
+        r.highest = Some((n, index));
+        r.history_known = true;
+        // Recon already serves (the number is read after `... is started.`): the stale tables are in use now.
+        if let Some(due) = r.rebuild.clone().filter(|d| d.at_startup && !r.starting) {
+            let restart = due.restart.expect("set above");
+            self.lineage_violation(cx, index, node, key, &due, restart, out);
+        }
+    }
+
+    /// Recon serves (at `index`) derived tables of the previous lineage and nothing will rebuild them.
+    #[allow(clippy::too_many_arguments)]
+    fn lineage_violation(
+        &mut self,
+        cx: &Ctx,
+        index: usize,
+        node: &Arc<str>,
+        key: u32,
+        due: &RebuildDue,
+        restart: usize,
+        out: &mut Vec<Violation>,
+    ) {
+        let mut running: Vec<(String, usize)> = self.recons[&key]
+            .running
+            .iter()
+            .map(|(t, i)| (t.clone(), *i))
+            .collect();
+        running.sort_by_key(|(_, i)| *i);
+        let inv = invariant(self, "DerivedTasksMatchOmLineage");
+        let ev = &cx.timeline.events;
+        let after = seq(&ev[due.sync_after]).unwrap_or_default();
+        let mut related = Vec::new();
+        if let Some(f) = due.fallback {
+            related.push((
+                f,
+                "delta updates failed: fallback to a full snapshot".to_string(),
+            ));
+        }
+        if let Some(s) = due.snapshot {
+            related.push((s, "full snapshot of the OM DB installed".to_string()));
+        }
+        if let Some(h) = due.highest {
+            let processed = seq(&ev[h]).or_else(|| ev[h].field("db_seq").and_then(Value::as_i64));
+            related.push((
+                h,
+                format!(
+                    "sequence number {} already processed",
+                    processed.map(|v| v.to_string()).unwrap_or_default()
+                ),
+            ));
+        }
+        related.push((
+            due.sync_after,
+            format!(
+                "sequence number after sync {}: not above it, a new OM lineage",
+                seq(&ev[due.sync_after]).unwrap_or_default()
+            ),
+        ));
+        if let Some((t, i)) = running.last() {
+            related.push((*i, format!("task {t} started and never completed")));
+        }
+        related.push(if due.at_startup {
+            (
+                restart,
+                "full snapshot fetched at startup: no reprocess is queued on this path".to_string(),
+            )
+        } else {
+            (
+                restart,
+                "Recon restarts before the rebuild completed".to_string(),
+            )
+        });
+        out.push(Violation {
+            invariant: inv,
+            message: if due.at_startup {
+                format!(
+                    "Recon {node} serves derived tables from the previous OM lineage: the full snapshot fetched at startup moved it back to sequence number {}, and neither that path nor the startup reconciliation queued a reprocess",
+                    after
+                )
+            } else {
+                format!(
+                    "Recon {node} serves again with derived tables from the previous OM lineage: the full snapshot moved it back to sequence number {}, the rebuild did not finish before the restart, and the startup reconciliation queued nothing",
+                    after
+                )
+            },
+            node: Some(node.clone()),
+            instance: node.to_string(),
+            primary: index,
+            primary_label: if due.at_startup {
+                "Recon serves; no reprocess was queued for the snapshot fetched at startup".into()
+            } else {
+                "Recon serves; no reinitialization was queued at startup".into()
+            },
+            related,
+            ambiguous_order: None,
+        });
+        self.recons.get_mut(&key).expect("present").rebuild = None;
+    }
 }
 
 impl Model for ReconOmSync {
@@ -92,6 +275,19 @@ impl Model for ReconOmSync {
         matches!(
             kind,
             SyncCompleted
+                | SyncStarted
+                | OmDbSeqObserved
+                | FullSnapshotRequested
+                | StartupSnapshotFetching
+                | StartupSnapshotFetched
+                | StartupSnapshotFailed
+                | FullSnapshotFailed
+                | OmServiceProviderStarting
+                | ReinitProcessing
+                | AsyncReinitStarted
+                | ReinitFailed
+                | AsyncReinitCompleted
+                | ReinitEventProcessed
                 | StartupReinitSkipped
                 | StartupTaskSeq
                 | DeltaApplied
@@ -100,9 +296,9 @@ impl Model for ReconOmSync {
                 | ReinitCompleted
                 | StartupReinitQueued
                 | OmServiceProviderStarted
+                | TaskStatusRegistered
                 | TaskStarted
                 | TaskCompleted
-                | TaskStatusRegistered
         )
     }
 
@@ -139,7 +335,69 @@ impl Model for ReconOmSync {
                 due.queued_at_startup = false;
             }
         }
+        if let (Some(LifeStep::Started { .. }), Some(snap)) = (life, r.snapshot_installed) {
+            // The cycle's `Sequence number after sync` is lost and the run ended: the snapshot's sequence
+            // number, hence its lineage, is not in view.
+            self.knowledge.unknown(format!(
+                "Recon {node} installed a full snapshot (line {}) whose sequence number is not in view (no `Sequence number after sync` before its restart), so whether it was an earlier OM lineage cannot be told",
+                cx.timeline.events[snap].span.line
+            ));
+            r.forget_sequence();
+        }
+        if matches!(life, Some(LifeStep::Started { .. })) {
+            r.outcome = Outcome::NotSeen;
+            r.starting = false;
+            r.snapshot_at_startup = false;
+        }
         match e.kind {
+            EventKind::OmServiceProviderStarting => r.starting = true,
+            EventKind::FullSnapshotRequested => r.snapshot_requested = Some(index),
+            // start(): the local OM DB failed to open; the old DB is deleted and OM's current one fetched.
+            EventKind::StartupSnapshotFetching => {
+                r.snapshot_requested = Some(index);
+                r.snapshot_at_startup = true;
+            }
+            // Nothing was installed: the DB is gone (sequence number 0) and the first scheduled sync takes a
+            // full snapshot, which queues its reprocess as usual.
+            EventKind::StartupSnapshotFailed => {
+                r.snapshot_requested = None;
+                r.snapshot_at_startup = false;
+            }
+            EventKind::StartupSnapshotFetched => {}
+            // The scheduled snapshot installed nothing: the DB and its sequence number are unchanged.
+            EventKind::FullSnapshotFailed => r.snapshot_requested = None,
+            // The OM DB's sequence number at the start of a sync cycle: after a snapshot whose own `Sequence
+            // number after sync` is lost, this is the snapshot's number (no delta runs in between). 0 means
+            // no OM DB at all.
+            EventKind::SyncStarted | EventKind::OmDbSeqObserved => {
+                let Some(n) = seq(e).filter(|n| *n > 0) else {
+                    return;
+                };
+                if r.snapshot_installed.is_some() {
+                    self.snapshot_seq(cx, index, node, key, n, out);
+                } else if r.highest.is_none_or(|(h, _)| n > h) {
+                    r.highest = Some((n, index));
+                }
+            }
+            EventKind::ReinitProcessing | EventKind::AsyncReinitStarted => {
+                r.outcome = Outcome::NotSeen;
+            }
+            EventKind::ReinitFailed => {
+                r.outcome = Outcome::Failed;
+                // The tasks reprocessed into a staging DB that a failed swap threw away: none is rebuilt.
+                if let Some(due) = r.rebuild.as_mut() {
+                    due.completed.clear();
+                }
+            }
+            // The reprocess ended; `Completed async task reinitialization` is also logged after the staged DB
+            // swap failed (reInitializeTasks still returns true), so only the outcome lines decide.
+            EventKind::AsyncReinitCompleted | EventKind::ReinitEventProcessed
+                if r.outcome == Outcome::NotSeen =>
+            {
+                if let Some(due) = r.rebuild.as_mut() {
+                    due.outcome_unknown.get_or_insert(index);
+                }
+            }
             // Startup with no local OM DB: nothing was processed before.
             EventKind::StartupReinitSkipped => r.history_known = true,
             // Startup reconciliation prints the persisted cursors.
@@ -152,7 +410,11 @@ impl Model for ReconOmSync {
                 }
             }
             EventKind::DeltaFallbackToFullSnapshot => r.fallback = Some(index),
-            EventKind::FullSnapshotInstalled => r.snapshot_installed = Some(index),
+            EventKind::FullSnapshotInstalled => {
+                r.snapshot_installed = Some(index);
+                // Inside start() the only install is its own fetch: the sync scheduler starts at its end.
+                r.snapshot_at_startup = r.starting || r.snapshot_at_startup;
+            }
             EventKind::DeltaApplied => {
                 if let Some(s) = e.field("db_seq").and_then(Value::as_i64) {
                     if r.highest.is_none_or(|(h, _)| s > h) {
@@ -162,30 +424,12 @@ impl Model for ReconOmSync {
             }
             EventKind::SyncCompleted => {
                 let Some(n) = seq(e) else { return };
-                if let Some(snap) = r.snapshot_installed.take() {
-                    // FullSnapshot: is this a new OM lineage?
-                    match r.highest {
-                        Some((h, at)) if n <= h => {
-                            r.rebuild = Some(RebuildDue {
-                                fallback: r.fallback.take(),
-                                snapshot: Some(snap),
-                                sync_after: index,
-                                highest: Some(at),
-                                restart: None,
-                                queued_at_startup: false,
-                                completed: Default::default(),
-                                started: Default::default(),
-                            });
-                        }
-                        Some(_) => self.knowledge.checks += 1,
-                        None if r.history_known => self.knowledge.checks += 1,
-                        None => self.knowledge.unknown(format!(
-                            "Recon {node} installed a full snapshot at sequence number {n} with no earlier sequence number in view, so a new OM lineage cannot be told"
-                        )),
-                    }
-                    let r = self.recons.get_mut(&key).expect("present");
-                    r.highest = Some((n, index));
-                    r.history_known = true;
+                if r.snapshot_installed.is_some() {
+                    self.snapshot_seq(cx, index, node, key, n, out);
+                } else if r.highest.is_some_and(|(h, _)| n < h) {
+                    // Only a full snapshot moves Recon's OM DB back; its install line is not in view.
+                    r.snapshot_installed = r.snapshot_requested.or(Some(index));
+                    self.snapshot_seq(cx, index, node, key, n, out);
                 } else if r.highest.is_none_or(|(h, _)| n > h) {
                     r.highest = Some((n, index));
                 }
@@ -214,8 +458,15 @@ impl Model for ReconOmSync {
                 }
             }
             EventKind::ReinitCompleted => {
+                r.outcome = Outcome::Succeeded;
                 if r.rebuild.take().is_some() {
                     self.knowledge.checks += 1; // ReinitDone: the derived tasks match the lineage again
+                }
+                if r.snapshot_installed.is_some() {
+                    // The snapshot's `Sequence number after sync` is lost, but the reprocess ran after it:
+                    // whatever its lineage, the derived tasks match it. Its number is still unknown.
+                    self.knowledge.checks += 1;
+                    r.forget_sequence();
                 }
                 r.running.clear();
             }
@@ -223,10 +474,23 @@ impl Model for ReconOmSync {
                 if let Some(due) = r.rebuild.as_mut().filter(|d| d.restart.is_some()) {
                     due.queued_at_startup = true;
                 }
+                if r.snapshot_at_startup {
+                    // The reconciliation's reprocess reads the freshly fetched DB.
+                    r.snapshot_at_startup = false;
+                }
             }
             EventKind::OmServiceProviderStarted => {
+                r.starting = false;
                 let Some(due) = r.rebuild.clone() else { return };
                 let Some(restart) = due.restart else { return };
+                if let Some(ended) = due.outcome_unknown {
+                    self.knowledge.unknown(format!(
+                        "Recon {node} restarted after a reprocess that ended (line {}) with neither `Re-initialization of tasks completed successfully.` nor `Re-initialization of tasks failed.` in view, so whether the derived tasks were rebuilt for the new OM lineage cannot be told",
+                        cx.timeline.events[ended].span.line
+                    ));
+                    self.recons.get_mut(&key).expect("present").rebuild = None;
+                    return;
+                }
                 if due.queued_at_startup {
                     // Reconcile queued the rebuild again: it may still run; the obligation stands until done.
                     self.knowledge.checks += 1;
@@ -238,14 +502,11 @@ impl Model for ReconOmSync {
                 // started since) that completed no reprocess since it was installed. With none completed,
                 // some task is stale whatever the set is; with every known one completed and the set not
                 // in view, that cannot be told.
+                let r = &self.recons[&key];
                 let known: std::collections::BTreeSet<&String> =
                     r.registered.iter().chain(&due.started).collect();
-                let stale: Vec<&String> = known
-                    .iter()
-                    .copied()
-                    .filter(|t| !due.completed.contains(*t))
-                    .collect();
-                if !due.completed.is_empty() && stale.is_empty() {
+                let stale = known.iter().any(|t| !due.completed.contains(*t));
+                if !due.completed.is_empty() && !stale {
                     if r.registered.is_empty() {
                         self.knowledge.unknown(format!(
                             "Recon {node} restarted after rebuilding {} derived task(s) for a new OM lineage without `Re-initialization of tasks completed successfully.`, and no `Registered Task:` lines show whether those were all of them",
@@ -258,59 +519,7 @@ impl Model for ReconOmSync {
                     self.recons.get_mut(&key).expect("present").rebuild = None;
                     return;
                 }
-                let mut running: Vec<(String, usize)> =
-                    r.running.iter().map(|(t, i)| (t.clone(), *i)).collect();
-                running.sort_by_key(|(_, i)| *i);
-                let inv = invariant(self, "DerivedTasksMatchOmLineage");
-                let ev = &cx.timeline.events;
-                let mut related = Vec::new();
-                if let Some(f) = due.fallback {
-                    related.push((
-                        f,
-                        "delta updates failed: fallback to a full snapshot".to_string(),
-                    ));
-                }
-                if let Some(s) = due.snapshot {
-                    related.push((s, "full snapshot of the OM DB installed".to_string()));
-                }
-                if let Some(h) = due.highest {
-                    let processed =
-                        seq(&ev[h]).or_else(|| ev[h].field("db_seq").and_then(Value::as_i64));
-                    related.push((
-                        h,
-                        format!(
-                            "sequence number {} already processed",
-                            processed.map(|v| v.to_string()).unwrap_or_default()
-                        ),
-                    ));
-                }
-                related.push((
-                    due.sync_after,
-                    format!(
-                        "sequence number after sync {}: not above it, a new OM lineage",
-                        seq(&ev[due.sync_after]).unwrap_or_default()
-                    ),
-                ));
-                if let Some((t, i)) = running.last() {
-                    related.push((*i, format!("task {t} started and never completed")));
-                }
-                related.push((
-                    restart,
-                    "Recon restarts before the rebuild completed".to_string(),
-                ));
-                out.push(Violation {
-                    invariant: inv,
-                    message: format!(
-                        "Recon {node} serves again with derived tables from the previous OM lineage: the full snapshot moved it back to sequence number {}, the rebuild did not finish before the restart, and the startup reconciliation queued nothing",
-                        seq(&ev[due.sync_after]).unwrap_or_default()
-                    ),
-                    node: Some(node.clone()),
-                    instance: node.to_string(),
-                    primary: index,
-                    primary_label: "Recon serves; no reinitialization was queued at startup".into(),
-                    related,
-                    ambiguous_order: None,
-                });
+                self.lineage_violation(cx, index, node, key, &due, restart, out);
                 self.recons.get_mut(&key).expect("present").rebuild = None;
             }
             _ => {}
@@ -329,12 +538,12 @@ impl Model for ReconOmSync {
         &self.knowledge
     }
 
-    fn witness(&mut self, cx: &Ctx, index: usize, e: &Event, life: Option<LifeStep>) {
-        self.table.step(cx.timeline, index, e, life);
-    }
+    // The witness table still reads the whole timeline at the end (its look-ahead for lost lines is not yet
+    // stepped event by event, unlike the other three bugs').
+    fn witness(&mut self, _cx: &Ctx, _index: usize, _e: &Event, _life: Option<LifeStep>) {}
 
     fn witnessed(&mut self, cx: &Ctx) -> crate::spec::export::Witnessed {
-        self.table.finish(cx.timeline)
+        super::witness::witnesses(cx.timeline)
     }
 }
 
@@ -586,5 +795,328 @@ mod tests {
         assert_eq!(v.primary, 5);
         let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
         assert_eq!(related, vec![2, 1, 3, 4]);
+    }
+
+    /// Phase A of the healthy fixture, made small: a regression to 40, the reprocess completes, then a restart
+    /// that queues nothing.
+    fn completed_rebuild_then_restart() -> Vec<Event> {
+        let mut v = regression();
+        v.extend([
+            ev(ReinitProcessing, R, 2_250, vec![]),
+            ev(
+                TaskCompleted,
+                R,
+                4_000,
+                vec![("task", text("NSSummaryTask"))],
+            ),
+            ev(ReinitCompleted, R, 4_100, vec![]),
+            ev(AsyncReinitCompleted, R, 4_101, vec![]),
+            ev(ReinitEventProcessed, R, 4_102, vec![]),
+            ev(SyncStarted, R, 6_000, vec![("seq", Value::I64(40))]),
+            synced(6_100, 56),
+        ]);
+        v.extend(restart_and_serve(10_000, false));
+        v
+    }
+
+    #[test]
+    fn a_lost_sequence_number_after_sync_is_no_violation_when_the_reprocess_completed() {
+        // Issue 9: deleting `Sequence number after sync: 1180` paired the snapshot with the next cycle's number.
+        let mut events = completed_rebuild_then_restart();
+        events.retain(|e| !(e.kind == SyncCompleted && seq_of(e) == Some(40)));
+        let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
+    }
+
+    #[test]
+    fn a_lost_sequence_number_after_sync_before_a_restart_is_inconclusive() {
+        // The violating story with its `Sequence number after sync: 1180` lost: the lineage is not in view.
+        let mut events = regression();
+        events.retain(|e| !(e.kind == SyncCompleted && seq_of(e) == Some(40)));
+        events.extend(restart_and_serve(10_000, false));
+        let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        let reason = r.reason.unwrap();
+        assert!(
+            reason.contains("whose sequence number is not in view"),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn the_next_cycles_first_number_stands_for_a_lost_sequence_number_after_sync() {
+        // `Last known sequence number before sync: 40` is the snapshot's number: the regression is in view.
+        let mut events = regression();
+        events.retain(|e| !(e.kind == SyncCompleted && seq_of(e) == Some(40)));
+        events.push(ev(SyncStarted, R, 3_000, vec![("seq", Value::I64(40))]));
+        events.extend(restart_and_serve(10_000, false));
+        let (tl, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
+        assert_eq!(r.verdict, Verdict::Violated);
+        let v = r.first().unwrap();
+        assert_eq!(tl.events[v.primary].kind, OmServiceProviderStarted);
+        assert!(
+            v.message.contains("back to sequence number 40"),
+            "{}",
+            v.message
+        );
+    }
+
+    #[test]
+    fn a_lost_reprocess_success_line_is_not_a_violation() {
+        // Issue 9: `Re-initialization of tasks completed successfully.` lost while `Completed async task
+        // reinitialization` and `Completed processing reinitialization event` remain. The first is also logged
+        // after a failed staged-DB swap, so the outcome is unknown: inconclusive, naming the missing lines.
+        let mut events = completed_rebuild_then_restart();
+        events.retain(|e| e.kind != ReinitCompleted);
+        let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events.clone())]);
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        let reason = r.reason.unwrap();
+        assert!(reason.contains("neither `Re-initialization of tasks completed successfully.` nor `Re-initialization of tasks failed.` in view"), "{reason}");
+        // With the failure line in view the bug is proven again.
+        let at = events
+            .iter()
+            .position(|e| e.kind == AsyncReinitCompleted)
+            .unwrap();
+        events.insert(at, ev(ReinitFailed, R, 4_100, vec![]));
+        let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
+        assert_eq!(r.verdict, Verdict::Violated);
+    }
+
+    #[test]
+    fn a_sequence_number_that_moves_back_is_a_full_snapshot_even_with_its_install_line_lost() {
+        let mut events = regression();
+        events.retain(|e| e.kind != FullSnapshotInstalled);
+        events.extend(restart_and_serve(10_000, false));
+        let (tl, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
+        assert_eq!(r.verdict, Verdict::Violated);
+        let v = r.first().unwrap();
+        assert_eq!(v.primary, 8);
+        assert_eq!(tl.events[8].kind, OmServiceProviderStarted);
+    }
+
+    use crate::grammar::Grammar;
+
+    fn seq_of(e: &Event) -> Option<i64> {
+        e.field("seq").and_then(Value::as_i64)
+    }
+
+    /// Recon's daemon log `lines` (`HH:MM:SS,mmm|thread|LEVEL|logger suffix|message`) through the real pipeline.
+    fn check_log(lines: &[&str]) -> crate::check::ModelReport {
+        check_log_timeline(lines).1
+    }
+
+    fn check_log_timeline(
+        lines: &[&str],
+    ) -> (crate::timeline::Timeline, crate::check::ModelReport) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ozone-hadoop-recon-recon1.log");
+        let mut text = String::new();
+        for l in lines {
+            let f: Vec<&str> = l.splitn(5, '|').collect();
+            if f.len() < 5 {
+                text.push_str(l); // a continuation line (stack trace)
+            } else {
+                let logger = match f[3] {
+                    "P" => "org.apache.hadoop.ozone.recon.spi.impl.OzoneManagerServiceProviderImpl",
+                    "T" => "org.apache.hadoop.ozone.recon.tasks.ReconTaskControllerImpl",
+                    "S" => "org.apache.hadoop.ozone.recon.ReconServer",
+                    "M" => "org.apache.hadoop.ozone.recon.recovery.ReconOmMetadataManagerImpl",
+                    other => other,
+                };
+                text.push_str(&format!(
+                    "2026-08-23 {} [{}] {} {logger}: {}",
+                    f[0], f[1], f[2], f[4]
+                ));
+            }
+            text.push('\n');
+        }
+        std::fs::write(&path, text).unwrap();
+        let sources = crate::input::resolve(&[path.to_string_lossy().into_owned()]).unwrap();
+        let grammar = crate::grammar::Grammar::embedded().unwrap();
+        let tl = crate::timeline::build(
+            &sources,
+            &grammar,
+            &crate::scan::ScanOptions::default(),
+            crate::timeline::DEFAULT_MAX_SKEW_MS,
+            &|_, _| {},
+        );
+        let r = crate::model::testkit::replay_one(&tl, "recon-om-sync");
+        (tl, r)
+    }
+
+    /// Recon processed 2410 and rebuilt its tasks, stopped, and on restart its local OM DB failed to open:
+    /// `start()` fetches OM's current DB. `fetch` is the lines of that fetch, `after` what follows the start.
+    fn startup_story(fetch: &[&'static str], after: &[&'static str]) -> Vec<&'static str> {
+        let mut v = vec![
+            "12:00:02,001|main|INFO|S|Starting Recon server",
+            "12:00:02,038|main|INFO|P|Starting Ozone Manager Service Provider.",
+            "12:00:02,041|main|INFO|P|Skipping startup task reinitialization because the local OM DB store is not initialized yet (no OM snapshot present). The scheduled full snapshot sync will download the OM DB and initialize tasks.",
+            "12:00:02,044|main|INFO|P|Ozone Manager Service Provider is started.",
+            "12:01:01,427|Recon-SyncOM-0|INFO|P|Last known sequence number before sync: 0",
+            "12:01:01,428|Recon-SyncOM-0|INFO|P|Obtaining full snapshot from Ozone Manager",
+            "12:01:03,349|Recon-SyncOM-0|INFO|P|Successfully updated Recon OM DB with new snapshot.",
+            "12:01:03,353|Recon-SyncOM-0|INFO|P|Queueing async reinitialization event instead of blocking call",
+            "12:01:03,540|Recon-SyncOM-0|INFO|P|Sequence number after sync: 2410",
+            "12:01:03,545|ReconEventProcessor-0|INFO|T|Processing reinitialization event: reason=MANUAL_TRIGGER, timestamp=1787486463488",
+            "12:01:06,753|ReconEventProcessor-0|INFO|T|Re-initialization of tasks completed successfully.",
+            "12:45:10,059|shutdown-hook-0|INFO|S|Stopping Recon server",
+            "12:45:42,228|main|INFO|S|Starting Recon server",
+            "12:45:42,265|main|INFO|P|Starting Ozone Manager Service Provider.",
+        ];
+        v.extend_from_slice(fetch);
+        v.push("12:45:45,269|main|INFO|P|Ozone Manager Service Provider is started.");
+        v.extend_from_slice(after);
+        v
+    }
+
+    const CORRUPT: &[&str] = &[
+        "12:45:42,270|main|WARN|P|Unexpected runtime error starting Recon OM Metadata Manager.",
+        "java.lang.RuntimeException: Failed to open the OM DB",
+        "\tat org.apache.hadoop.ozone.recon.recovery.ReconOmMetadataManagerImpl.start(ReconOmMetadataManagerImpl.java:113)",
+        "12:45:42,271|main|WARN|P|Trying to delete existing recon OM snapshot DB and fetch new one.",
+        "12:45:42,271|main|INFO|P|Fetching full snapshot from Ozone Manager",
+        "12:45:44,120|main|INFO|P|Attempting to update Recon OM DB with new snapshot located at: /data/metadata/recon/om.snapshot.db_1787489143069",
+        "12:45:44,213|main|INFO|P|Successfully updated Recon OM DB with new snapshot.",
+        "12:45:44,214|main|INFO|P|Successfully fetched a full snapshot from Ozone Manager",
+    ];
+
+    #[test]
+    fn a_startup_snapshot_onto_an_earlier_lineage_that_queues_nothing_is_a_violation() {
+        // start()'s fetch sets no task row and queues no reprocess; the reconciliation compares the old rows.
+        let r = check_log(&startup_story(
+            CORRUPT,
+            &["12:46:41,251|Recon-SyncOM-0|INFO|P|Last known sequence number before sync: 1180"],
+        ));
+        assert_eq!(r.verdict, Verdict::Violated, "{:?}", r.reason);
+        let v = r.first().unwrap();
+        assert!(
+            v.message
+                .contains("fetched at startup moved it back to sequence number 1180"),
+            "{}",
+            v.message
+        );
+        assert!(
+            v.related
+                .iter()
+                .any(|(_, l)| l.contains("no reprocess is queued on this path")),
+            "{:?}",
+            v.related
+        );
+    }
+
+    #[test]
+    fn a_startup_snapshot_above_the_processed_number_or_with_a_reprocess_queued_is_no_violation() {
+        let r = check_log(&startup_story(
+            CORRUPT,
+            &["12:46:41,251|Recon-SyncOM-0|INFO|P|Last known sequence number before sync: 5210"],
+        ));
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
+        // The reconciliation after the fetch queues a reprocess of the fetched DB, which completes.
+        let mut fetch = CORRUPT.to_vec();
+        fetch.push(
+            "12:45:44,300|main|INFO|P|Queueing async reinitialization events during startup.",
+        );
+        let r = check_log(&startup_story(
+            &fetch,
+            &[
+                "12:45:46,000|ReconEventProcessor-0|INFO|T|Re-initialization of tasks completed successfully.",
+                "12:46:41,251|Recon-SyncOM-0|INFO|P|Last known sequence number before sync: 1180",
+            ],
+        ));
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+    }
+
+    #[test]
+    fn a_startup_snapshot_with_no_earlier_sequence_number_in_view_is_inconclusive() {
+        let lines: Vec<&str> = startup_story(
+            CORRUPT,
+            &["12:46:41,251|Recon-SyncOM-0|INFO|P|Last known sequence number before sync: 1180"],
+        )
+        .into_iter()
+        .skip(11) // the log starts at the stop: nothing Recon processed before is in view
+        .collect();
+        let r = check_log(&lines);
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        assert!(r
+            .reason
+            .unwrap()
+            .contains("no earlier sequence number in view"));
+    }
+
+    #[test]
+    fn a_failed_startup_fetch_falls_back_to_the_scheduled_snapshot_and_its_reprocess() {
+        // Nothing installed, the old DB already deleted: the first sync sees 0 and takes a full snapshot, which
+        // queues its reprocess; a regression there is the ordinary FullSnapshot, healed by ReinitDone.
+        let fetch = &[
+            "12:45:42,270|main|WARN|P|Unexpected runtime error starting Recon OM Metadata Manager.",
+            "12:45:42,271|main|WARN|P|Trying to delete existing recon OM snapshot DB and fetch new one.",
+            "12:45:42,271|main|INFO|P|Fetching full snapshot from Ozone Manager",
+            "12:45:44,100|main|ERROR|org.apache.hadoop.ozone.recon.spi.impl.OzoneManagerServiceProviderImpl|Unable to obtain Ozone Manager DB Snapshot.",
+            "12:45:44,101|main|ERROR|P|Failed to obtain a valid DB snapshot from Ozone Manager. This could be due to missing SST files or other fetch issues.",
+            "12:45:44,102|main|ERROR|P|Failed fetching a full snapshot from Ozone Manager",
+        ];
+        let after = &[
+            "12:46:41,251|Recon-SyncOM-0|INFO|P|Last known sequence number before sync: 0",
+            "12:46:41,252|Recon-SyncOM-0|INFO|P|Seq number of Recon's OM DB : 0",
+            "12:46:41,253|Recon-SyncOM-0|INFO|P|Obtaining full snapshot from Ozone Manager",
+            "12:46:43,213|Recon-SyncOM-0|INFO|P|Successfully updated Recon OM DB with new snapshot.",
+            "12:46:43,217|Recon-SyncOM-0|INFO|P|Queueing async reinitialization event instead of blocking call",
+            "12:46:43,404|Recon-SyncOM-0|INFO|P|Sequence number after sync: 1180",
+            "12:46:46,907|ReconEventProcessor-0|INFO|T|Re-initialization of tasks completed successfully.",
+        ];
+        let r = check_log(&startup_story(fetch, after));
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
+        // Without the reprocess completing, the new lineage is still owed its rebuild when the logs end.
+        let r = check_log(&startup_story(fetch, &after[..6]));
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        assert!(r
+            .reason
+            .unwrap()
+            .contains("end before the derived tasks were rebuilt"));
+    }
+
+    #[test]
+    fn the_delta_paths_queue_and_fallback_lines_are_read() {
+        // The new rules match real lines (their events reach the model).
+        let (tl, r) = check_log_timeline(&[
+            "12:00:02,001|main|INFO|S|Starting Recon server",
+            "12:11:01,514|Recon-SyncOM-0|WARN|P|Detected condition for task reinitialization: TASK_FAILURES, queueing async reinitialization event",
+            "12:11:01,515|Recon-SyncOM-0|INFO|P|Reinitialization event successfully queued",
+            "12:21:01,514|Recon-SyncOM-0|WARN|P|Reinitialization queue failures exceeded maximum retries, triggering full snapshot fallback",
+            "12:21:01,515|Recon-SyncOM-0|ERROR|P|ReInitializationResult is null, something went wrong in queueing reinitialization event",
+            "12:21:02,000|Recon-SyncOM-0|ERROR|P|Unable to update Recon's metadata with new OM DB. ",
+            "java.io.IOException: boom",
+            "12:21:03,000|ReconEventProcessor-0|ERROR|T|Task reinitialization failed, tasksFailed flag set to true",
+        ]);
+        let rules: Vec<&str> = tl
+            .events
+            .iter()
+            .map(|e| {
+                Grammar::embedded().unwrap().rules[e.rule as usize]
+                    .id
+                    .clone()
+                    .leak() as &str
+            })
+            .collect();
+        assert_eq!(
+            rules,
+            [
+                "ComponentStarting#recon-start",
+                "ReinitConditionDetected",
+                "ReinitEventQueued#delta",
+                "DeltaFallbackToFullSnapshot#reinit_retries",
+                "DeltaFallbackToFullSnapshot#reinit_null",
+                "FullSnapshotFailed#sync",
+                "ReinitFailed#async",
+            ]
+        );
+        // Both fallbacks, the failed snapshot and the failed reprocess reach the model.
+        assert_eq!(r.events, 4, "{:?}", r.reason);
     }
 }

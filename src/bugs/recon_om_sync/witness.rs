@@ -11,6 +11,12 @@
 //! | `Task X completed execution` (`TaskCompleted`) | `ReprocessTask(X)` |
 //! | `Re-initialization of tasks completed successfully.` (`ReinitCompleted`) | `ReinitDone` |
 //!
+//! Lines read as `check` reads them: a snapshot whose `Sequence number after sync` is lost takes the next
+//! cycle's first number (witnessed at its install line when a reprocess step comes first); a number below the
+//! cursor is a `FullSnapshot` onto a new lineage even without its install line. The export ends, with a note,
+//! where `check` is inconclusive: a snapshot with no number before Recon stops, a reprocess that ended with no
+//! outcome line, and a full snapshot fetched by `start()`, which is no step of the spec.
+//!
 //! The OM's own steps are read off Recon's sequence numbers (the spec says so: `OmWrite` and `OmRestore` have no
 //! Recon line and are "visible through the sequence numbers"). A full snapshot that lands at or below the
 //! cursor Recon held is a new OM lineage (`OmRestore`); one above it is the same lineage after OM writes.
@@ -20,8 +26,7 @@
 //! restored lineage starts below every cursor Recon holds and never reaches them). The number 0 of the first
 //! lineage is the spec's `Init`.
 
-use crate::event::Event;
-use crate::lifecycle::LifeStep;
+use crate::lifecycle::{LifeStep, Lifecycle};
 use crate::model::{Ctx, Instance};
 use crate::spec::export::{model_value_for, Witness, Witnessed};
 use crate::spec::Constants;
@@ -79,22 +84,34 @@ fn lineages(timeline: &Timeline, key: u32) -> (BTreeMap<usize, u32>, BTreeMap<u3
         if e.node_key != key {
             continue;
         }
-        match e.kind {
-            EventKind::FullSnapshotInstalled => snapshot = true,
-            EventKind::SyncCompleted => {
-                let Some(n) = seq(e) else { continue };
-                if snapshot && n <= cursor {
-                    lineage += 1;
-                }
-                snapshot = false;
-                cursor = n;
-                of_event.insert(i, lineage);
-                values.entry(lineage).or_default().insert(n);
+        if let Some(n) = snapshot_seq(e, snapshot) {
+            // Only a full snapshot moves Recon's OM DB back, so a number below the cursor is one even with
+            // its install line lost.
+            if (snapshot && n <= cursor) || n < cursor {
+                lineage += 1;
             }
-            _ => {}
+            snapshot = false;
+            cursor = n;
+            of_event.insert(i, lineage);
+            values.entry(lineage).or_default().insert(n);
+        } else if e.kind == EventKind::FullSnapshotInstalled {
+            snapshot = true;
         }
     }
     (of_event, values)
+}
+
+/// The number `e` shows for Recon's OM DB after a sync: `Sequence number after sync: N`, or, while a snapshot's
+/// own `Sequence number after sync` is still to come (lost), the next cycle's `Last known sequence number before
+/// sync: N` / `Seq number of Recon's OM DB : N` (no delta runs in between; 0 means no OM DB).
+fn snapshot_seq(e: &crate::event::Event, snapshot_pending: bool) -> Option<i64> {
+    match e.kind {
+        EventKind::SyncCompleted => seq(e),
+        EventKind::SyncStarted | EventKind::OmDbSeqObserved if snapshot_pending => {
+            seq(e).filter(|n| *n > 0)
+        }
+        _ => None,
+    }
 }
 
 /// The abstraction of sequence numbers: `(lineage, n)` → a small integer. Later lineages sit below earlier
@@ -115,125 +132,142 @@ fn abstraction(values: &BTreeMap<u32, BTreeSet<i64>>) -> BTreeMap<(u32, i64), u3
     map
 }
 
-/// What the whole timeline tells the witness table before its first step: the Recon node it follows, and
-/// the OM lineages and abstraction of its sequence numbers.
-#[derive(Debug)]
-struct Followed {
-    key: u32,
-    node: String,
-    lineage_of: BTreeMap<usize, u32>,
-    values: BTreeMap<u32, BTreeSet<i64>>,
-    abs: BTreeMap<(u32, i64), u32>,
-}
+pub fn witnesses(timeline: &Timeline) -> Witnessed {
+    let mut out = Witnessed {
+        hidden: HIDDEN,
+        ..Witnessed::default()
+    };
+    let Some((key, node)) = recon_node(timeline) else {
+        out.notes.push("no Recon line in these logs".into());
+        return out;
+    };
+    let (lineage_of, values) = lineages(timeline, key);
+    let abs = abstraction(&values);
 
-impl Followed {
-    fn of(timeline: &Timeline) -> Option<Followed> {
-        let (key, node) = recon_node(timeline)?;
-        let (lineage_of, values) = lineages(timeline, key);
-        let abs = abstraction(&values);
-        Some(Followed {
-            key,
-            node,
-            lineage_of,
-            values,
-            abs,
-        })
-    }
-}
-
-/// Export's half of the `recon-om-sync` observer: the witnessed actions of `ReconOmSync`, event by event,
-/// with the monitor's role and the timeline's lifecycle.
-#[derive(Debug)]
-pub struct Table {
-    followed: Option<Option<Followed>>,
-    tasks: BTreeSet<String>,
-    w: Vec<Witness>,
-    phase: Option<Phase>,
-    om: u32,
-    lineage: u32,
-    snapshot_pending: Option<usize>,
-    reprocessed: BTreeSet<String>,
-    other_nodes: BTreeSet<String>,
-    skipped: Vec<String>,
-}
-
-impl Default for Table {
-    fn default() -> Self {
-        Table {
-            followed: None,
-            tasks: BTreeSet::new(),
-            w: Vec::new(),
-            phase: None,
-            om: 0,
-            lineage: 1,
-            snapshot_pending: None,
-            reprocessed: BTreeSet::new(),
-            other_nodes: BTreeSet::new(),
-            skipped: Vec::new(),
+    let mut tasks: BTreeSet<String> = BTreeSet::new();
+    let mut w: Vec<Witness> = Vec::new();
+    let push = |w: &mut Vec<Witness>, event: usize, action: &'static str, params| {
+        w.push(Witness {
+            event,
+            action,
+            params,
+        });
+    };
+    // Where this Recon stops or starts, for the look-ahead below.
+    let life_steps: BTreeSet<usize> = {
+        let mut lc = Lifecycle::default();
+        timeline
+            .events
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| {
+                lc.observe(*i, e, timeline.is_test_output(e.span.input))
+                    .is_some()
+                    && e.node_key == key
+            })
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let mut lifecycle = Lifecycle::default();
+    let mut phase: Option<Phase> = None;
+    let mut om = 0u32;
+    let mut lineage = 1u32;
+    let mut snapshot_pending: Option<usize> = None;
+    let mut reprocessed: BTreeSet<String> = BTreeSet::new();
+    // The reprocess now running logged its outcome (`Re-initialization of tasks completed successfully.` or
+    // `... failed.`).
+    let mut outcome_seen = true;
+    // Where the logs stop telling a behaviour of the spec (as check says inconclusive there): the export ends.
+    let mut stop: Option<String> = None;
+    let mut other_nodes: BTreeSet<String> = BTreeSet::new();
+    // Numbers already used for a snapshot whose own `Sequence number after sync` is lost.
+    let mut resolved_early: BTreeSet<usize> = BTreeSet::new();
+    let mut skipped: Vec<String> = Vec::new();
+    for (i, e) in timeline.events.iter().enumerate() {
+        let life = lifecycle.observe(i, e, timeline.is_test_output(e.span.input));
+        if stop.is_some() {
+            break;
         }
-    }
-}
-
-impl Table {
-    /// Event `i`, with the lifecycle step it makes.
-    pub fn step(&mut self, timeline: &Timeline, i: usize, e: &Event, life: Option<LifeStep>) {
-        let Table {
-            followed,
-            tasks,
-            w,
-            phase,
-            om,
-            lineage,
-            snapshot_pending,
-            reprocessed,
-            other_nodes,
-            skipped,
-        } = self;
-        let Some(f) = followed.get_or_insert_with(|| Followed::of(timeline)) else {
-            return;
-        };
-        let (key, lineage_of, abs) = (f.key, &f.lineage_of, &f.abs);
-        let push = |w: &mut Vec<Witness>, event: usize, action: &'static str, params| {
-            w.push(Witness {
-                event,
-                action,
-                params,
-            });
-        };
         if e.node_key != key {
             if e.component == Component::Recon {
                 if let Some(n) = &e.node {
                     other_nodes.insert(n.to_string());
                 }
             }
-            return;
+            continue;
+        }
+        if let (Some(_), Some(snap)) = (life, snapshot_pending) {
+            stop = Some(format!(
+                "the export ends at line {}: the full snapshot installed at line {} shows no sequence number before Recon stops or restarts, so its OM lineage is not in view",
+                e.span.line, timeline.events[snap].span.line
+            ));
+            break;
+        }
+        // A reprocess step while the snapshot's own `Sequence number after sync` is lost: the snapshot comes
+        // first, with the number the next cycle starts from.
+        if snapshot_pending.is_some()
+            && matches!(
+                e.kind,
+                EventKind::TaskCompleted | EventKind::ReinitCompleted
+            )
+        {
+            let snap = snapshot_pending.take().expect("pending");
+            // The number must come from the same run: after a stop or restart, check calls it unknown.
+            let resolved = lineage_of
+                .range(snap..)
+                .next()
+                .map(|(&j, &l)| (j, l))
+                .filter(|(j, _)| life_steps.range(snap..*j).next().is_none());
+            let Some((j, l)) = resolved else {
+                stop = Some(format!(
+                    "the export ends at line {}: the full snapshot installed at line {} shows no sequence number in these logs",
+                    e.span.line, timeline.events[snap].span.line
+                ));
+                break;
+            };
+            let r = abs[&(
+                l,
+                snapshot_seq(&timeline.events[j], true).expect("resolved"),
+            )];
+            if l != lineage {
+                push(&mut w, snap, "OmRestore", vec![TlaValue::int(i64::from(r))]);
+                lineage = l;
+                om = r;
+            }
+            for _ in om..r {
+                push(&mut w, snap, "OmWrite", vec![]);
+            }
+            om = om.max(r);
+            push(&mut w, snap, "FullSnapshot", vec![]);
+            reprocessed.clear();
+            resolved_early.insert(j);
         }
         match life {
             // Only the first start line of a run restarts it (STARTUP_MSG, then `Starting Recon server`).
             Some(LifeStep::Started { crashed })
                 if crashed.is_some()
-                    || (*phase != Some(Phase::Starting) && *phase != Some(Phase::Running)) =>
+                    || (phase != Some(Phase::Starting) && phase != Some(Phase::Running)) =>
             {
                 if crashed.is_some() {
-                    push(w, i, "Crash", vec![]);
+                    push(&mut w, i, "Crash", vec![]);
                 }
-                push(w, i, "Restart", vec![]);
-                *phase = Some(Phase::Starting);
+                push(&mut w, i, "Restart", vec![]);
+                phase = Some(Phase::Starting);
                 reprocessed.clear();
-                *snapshot_pending = None;
+                snapshot_pending = None;
             }
-            Some(LifeStep::Stopping) if *phase != Some(Phase::Down) => {
-                if *phase == Some(Phase::Starting) {
+            Some(LifeStep::Stopping) if phase != Some(Phase::Down) => {
+                if phase == Some(Phase::Starting) {
                     skipped.push(format!(
                         "line {} stops Recon during its startup, which the spec has no graceful step for",
                         e.span.line
                     ));
                 } else {
-                    push(w, i, "Stop", vec![]);
+                    push(&mut w, i, "Stop", vec![]);
                 }
-                *phase = Some(Phase::Down);
+                phase = Some(Phase::Down);
                 reprocessed.clear();
-                *snapshot_pending = None;
+                snapshot_pending = None;
             }
             _ => {}
         }
@@ -246,36 +280,55 @@ impl Table {
                 }
             }
             EventKind::OmServiceProviderStarted => {
-                if *phase == Some(Phase::Starting) || (phase.is_none() && w.is_empty()) {
-                    push(w, i, "Reconcile", vec![]);
+                if phase == Some(Phase::Starting) || (phase.is_none() && w.is_empty()) {
+                    push(&mut w, i, "Reconcile", vec![]);
                 }
-                *phase = Some(Phase::Running);
+                phase = Some(Phase::Running);
             }
-            EventKind::FullSnapshotInstalled => *snapshot_pending = Some(i),
-            EventKind::SyncCompleted => {
-                let (Some(n), Some(&l)) = (seq(e), lineage_of.get(&i)) else {
-                    return;
+            EventKind::FullSnapshotInstalled if phase == Some(Phase::Starting) => {
+                stop = Some(format!(
+                    "the export ends at line {}: a full snapshot fetched by Recon's start() (its local OM DB failed to open) is no step of the spec: it queues no reprocess and leaves the task rows alone",
+                    e.span.line
+                ));
+            }
+            EventKind::FullSnapshotInstalled => snapshot_pending = Some(i),
+            EventKind::ReinitProcessing | EventKind::AsyncReinitStarted => outcome_seen = false,
+            EventKind::ReinitFailed => outcome_seen = true,
+            EventKind::AsyncReinitCompleted | EventKind::ReinitEventProcessed if !outcome_seen => {
+                stop = Some(format!(
+                    "the export ends at line {}: the reprocess ended with neither `Re-initialization of tasks completed successfully.` nor `... failed.` in view, so whether ReinitDone happened is not in view",
+                    e.span.line
+                ));
+            }
+            EventKind::SyncCompleted | EventKind::SyncStarted | EventKind::OmDbSeqObserved
+                if lineage_of.contains_key(&i) && !resolved_early.contains(&i) =>
+            {
+                let (Some(n), Some(&l)) = (
+                    snapshot_seq(e, snapshot_pending.is_some()),
+                    lineage_of.get(&i),
+                ) else {
+                    continue;
                 };
                 let r = abs[&(l, n)];
-                if snapshot_pending.take().is_some() {
-                    if l != *lineage {
-                        push(w, i, "OmRestore", vec![TlaValue::int(i64::from(r))]);
-                        *lineage = l;
-                        *om = r;
+                if snapshot_pending.take().is_some() || l != lineage {
+                    if l != lineage {
+                        push(&mut w, i, "OmRestore", vec![TlaValue::int(i64::from(r))]);
+                        lineage = l;
+                        om = r;
                     }
-                    for _ in *om..r {
-                        push(w, i, "OmWrite", vec![]);
+                    for _ in om..r {
+                        push(&mut w, i, "OmWrite", vec![]);
                     }
-                    *om = (*om).max(r);
-                    push(w, i, "FullSnapshot", vec![]);
+                    om = om.max(r);
+                    push(&mut w, i, "FullSnapshot", vec![]);
                     reprocessed.clear();
-                } else if r > *om {
-                    for _ in *om..r {
-                        push(w, i, "OmWrite", vec![]);
+                } else if r > om {
+                    for _ in om..r {
+                        push(&mut w, i, "OmWrite", vec![]);
                     }
-                    *om = r;
-                    push(w, i, "SyncDelta", vec![]);
-                } else if r < *om {
+                    om = r;
+                    push(&mut w, i, "SyncDelta", vec![]);
+                } else if r < om {
                     skipped.push(format!(
                         "line {}: a delta sync that moved the cursor back to {n} is no step of the spec",
                         e.span.line
@@ -286,94 +339,60 @@ impl Table {
                 if let Some(t) = task(e) {
                     tasks.insert(t.to_string());
                     if reprocessed.insert(t.to_string()) {
-                        push(w, i, "ReprocessTask", vec![model_value_for(t)]);
+                        push(&mut w, i, "ReprocessTask", vec![model_value_for(t)]);
                     }
                 }
             }
             EventKind::ReinitCompleted => {
-                push(w, i, "ReinitDone", vec![]);
+                push(&mut w, i, "ReinitDone", vec![]);
                 reprocessed.clear();
+                outcome_seen = true;
             }
             _ => {}
         }
     }
 
-    /// After the last event: the witnesses, and the constants sized to them.
-    pub fn finish(&mut self, timeline: &Timeline) -> Witnessed {
-        let mut out = Witnessed {
-            hidden: HIDDEN,
-            ..Witnessed::default()
-        };
-        let followed = self
-            .followed
-            .take()
-            .unwrap_or_else(|| Followed::of(timeline));
-        let Some(Followed {
-            node, values, abs, ..
-        }) = followed
-        else {
-            out.notes.push("no Recon line in these logs".into());
-            return out;
-        };
-        let Table {
-            tasks,
-            w,
-            lineage,
-            other_nodes,
-            skipped,
-            ..
-        } = std::mem::take(self);
+    let max_seq = abs.values().copied().max().unwrap_or(0);
+    let max_lineage = values.keys().copied().max().unwrap_or(1).max(lineage);
+    let mut constants = Constants::new();
+    constants.insert(
+        "Tasks".into(),
+        TlaValue::set(tasks.iter().map(|t| model_value_for(t))),
+    );
+    constants.insert("MaxSeq".into(), TlaValue::int(i64::from(max_seq)));
+    constants.insert("MaxLineage".into(), TlaValue::int(i64::from(max_lineage)));
+    out.constants = constants;
+    out.witnesses = w;
 
-        let max_seq = abs.values().copied().max().unwrap_or(0);
-        let max_lineage = values.keys().copied().max().unwrap_or(1).max(lineage);
-        let mut constants = Constants::new();
-        constants.insert(
-            "Tasks".into(),
-            TlaValue::set(tasks.iter().map(|t| model_value_for(t))),
-        );
-        constants.insert("MaxSeq".into(), TlaValue::int(i64::from(max_seq)));
-        constants.insert("MaxLineage".into(), TlaValue::int(i64::from(max_lineage)));
-        out.constants = constants;
-        out.witnesses = w;
-
+    out.notes.push(format!(
+        "Recon node `{node}` is the spec's single Recon process; its derived tasks (the `Tasks` model values) are named as Recon logs them"
+    ));
+    if !other_nodes.is_empty() {
         out.notes.push(format!(
-            "Recon node `{node}` is the spec's single Recon process; its derived tasks (the `Tasks` model values) are named as Recon logs them"
+            "lines of other Recon nodes ignored (the spec has one Recon): {}",
+            other_nodes.into_iter().collect::<Vec<_>>().join(", ")
         ));
-        if !other_nodes.is_empty() {
-            out.notes.push(format!(
-                "lines of other Recon nodes ignored (the spec has one Recon): {}",
-                other_nodes.into_iter().collect::<Vec<_>>().join(", ")
-            ));
-        }
-        let mapping: Vec<String> = abs
-            .iter()
-            .map(|((l, n), a)| format!("{n} (lineage {l}) -> {a}"))
-            .collect();
-        out.notes.push(format!(
-            "OM sequence numbers are abstracted, order-preserving within a lineage, each restored lineage below the one before (the spec's assumption): {}",
-            mapping.join(", ")
-        ));
-        out.notes.push(
-            "OmWrite and OmRestore are read off `Sequence number after sync: N` (no Recon line shows them); a full snapshot at or below the cursor is a new OM lineage; Crash is inferred from a STARTUP_MSG with no SHUTDOWN_MSG before it (daemon logs only)".into(),
-        );
-        out.notes.push(
-            "lines read but not witnessing (one witness per action): sync start/`Seq number of Recon's OM DB`/delta batch lines (the cycle's `Sequence number after sync` completes SyncDelta), the fallback WARN and snapshot download/install/queue lines (completed by `Sequence number after sync` for FullSnapshot), `Task X started execution` and the tasks' own reprocess lines (completed by `Task X completed execution`), `Completed async task reinitialization`/`Completed processing reinitialization event` (after `Re-initialization of tasks completed successfully.`), SIGTERM/SHUTDOWN_MSG and later stop lines (after the first), the startup mismatch list and `Queueing async reinitialization events during startup.` (Reconcile's queueing branch is decided by the spec's state, completed by `Ozone Manager Service Provider is started.`)".into(),
-        );
-        out.notes.push(
-            "no step of this spec needs a DEBUG line: every Recon step is INFO; the OM's steps and crashes are inferred".into(),
-        );
-        out.notes.extend(skipped);
-        out
     }
-}
-
-/// The witnessed actions of `ReconOmSync` along the timeline: the witness half of the observer, alone.
-pub fn witnesses(timeline: &Timeline) -> Witnessed {
-    let mut table = Table::default();
-    for (i, e) in timeline.events.iter().enumerate() {
-        table.step(timeline, i, e, timeline.life[i]);
-    }
-    table.finish(timeline)
+    let mapping: Vec<String> = abs
+        .iter()
+        .map(|((l, n), a)| format!("{n} (lineage {l}) -> {a}"))
+        .collect();
+    out.notes.push(format!(
+        "OM sequence numbers are abstracted, order-preserving within a lineage, each restored lineage below the one before (the spec's assumption): {}",
+        mapping.join(", ")
+    ));
+    out.notes.push(
+        "OmWrite and OmRestore are read off `Sequence number after sync: N` (no Recon line shows them); a full snapshot at or below the cursor is a new OM lineage; Crash is inferred from a STARTUP_MSG with no SHUTDOWN_MSG before it (daemon logs only)".into(),
+    );
+    out.notes.push(
+        "lines read but not witnessing (one witness per action): sync start/`Seq number of Recon's OM DB`/delta batch lines (the cycle's `Sequence number after sync` completes SyncDelta), the fallback WARN and snapshot download/install/queue lines (completed by `Sequence number after sync` for FullSnapshot), `Task X started execution` and the tasks' own reprocess lines (completed by `Task X completed execution`), `Completed async task reinitialization`/`Completed processing reinitialization event` (after `Re-initialization of tasks completed successfully.`), SIGTERM/SHUTDOWN_MSG and later stop lines (after the first), the startup mismatch list and `Queueing async reinitialization events during startup.` (Reconcile's queueing branch is decided by the spec's state, completed by `Ozone Manager Service Provider is started.`)".into(),
+    );
+    out.notes.push(
+        "no step of this spec needs a DEBUG line: every Recon step is INFO; the OM's steps and crashes are inferred".into(),
+    );
+    out.notes.extend(skipped);
+    out.notes.extend(stop);
+    out
 }
 
 #[cfg(test)]
@@ -608,5 +627,85 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Each event record of the recon fixtures deleted in turn (as tests/deletion_sweep.rs does for check):
+    /// the export never has the mirror find a violation that check does not report. Returns how many
+    /// exports were stuck (no behaviour of the spec), for the figure.
+    #[test]
+    fn a_lost_line_never_makes_the_export_violate_where_check_does_not() {
+        let mut stuck = 0;
+        let mut runs = 0;
+        // The sequence-number, snapshot and reprocess-outcome lines (the ones whose loss once made a false
+        // alarm); the daemon logs only: an export that has no behaviour of the spec is slow to rule out.
+        use EventKind::*;
+        let read = [
+            SyncCompleted,
+            SyncStarted,
+            OmDbSeqObserved,
+            FullSnapshotInstalled,
+            ReinitCompleted,
+            AsyncReinitCompleted,
+            ReinitEventProcessed,
+            TaskCompleted,
+        ];
+        for case in ["healthy", "violating"] {
+            for merged in [false] {
+                let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("tests/fixtures/scenarios/recon-om-sync")
+                    .join(case);
+                let dir = if merged { dir.join("merged") } else { dir };
+                let file = std::fs::read_dir(&dir)
+                    .unwrap()
+                    .map(|e| e.unwrap().path())
+                    .find(|p| p.is_file())
+                    .unwrap();
+                let text = std::fs::read_to_string(&file).unwrap();
+                let intact = scenario(case, merged);
+                let mut spans: Vec<(u64, usize)> = intact
+                    .events
+                    .iter()
+                    .filter(|e| read.contains(&e.kind))
+                    .map(|e| {
+                        let body = &text[e.span.byte_offset as usize
+                            ..(e.span.byte_offset + e.span.byte_len) as usize];
+                        (
+                            e.span.line,
+                            body.trim_end_matches('\n').matches('\n').count() + 1,
+                        )
+                    })
+                    .collect();
+                spans.dedup();
+                let tmp = tempfile::tempdir().unwrap();
+                let cut = tmp.path().join(file.file_name().unwrap());
+                for (line, n) in spans {
+                    let first = line as usize - 1;
+                    let kept: String = text
+                        .split_inclusive('\n')
+                        .enumerate()
+                        .filter(|(k, _)| *k < first || *k >= first + n)
+                        .map(|(_, l)| l)
+                        .collect();
+                    std::fs::write(&cut, kept).unwrap();
+                    let tl = testkit::timeline_of(&[cut.to_string_lossy().into_owned()]);
+                    let report = check_report(&tl);
+                    runs += 1;
+                    match build_either::<ReconOmSync>(&witnesses(&tl)) {
+                        Ok((_, _, b)) => {
+                            if report.violations.is_empty() {
+                                assert_eq!(
+                                    b.violated, None,
+                                    "{case} merged={merged}: line {line} deleted: the export violates, check does not ({:?})",
+                                    report.reason
+                                );
+                            }
+                        }
+                        Err(_) => stuck += 1,
+                    }
+                }
+            }
+        }
+        println!("{runs} exports of a fixture with one line lost, {stuck} without a behaviour of the spec");
+        assert!(runs > 60, "{runs}");
     }
 }

@@ -22,12 +22,14 @@ const INVARIANTS: &[Invariant] = &[
         code: "OZ-SCM-FIN-001",
         summary: "an SCM restarted pre-finalized on top of a DB that a checkpoint had finalized",
         advice: "This SCM will fence every finalized datanode. Run `ozone admin scm finalizeupgrade` again (this SCM applies it), or reinstall its DB from the leader; then restart the datanodes it shut down.",
+        signature: &[],
     },
     Invariant {
         name: "NoFinalizedDatanodeFenced",
         code: "OZ-SCM-FIN-002",
         summary: "an SCM fenced a datanode although the cluster is finalized to the datanode's version",
         advice: "The fencing SCM runs behind its peers' finalization and shuts down every finalized datanode that registers with it. Finalize it (`ozone admin scm finalizeupgrade`), then restart the stopped datanodes.",
+        signature: &[],
     },
 ];
 

@@ -23,12 +23,14 @@ const INVARIANTS: &[Invariant] = &[
         code: "OZ-SCM-KEYS-001",
         summary: "an SCM stopped after replacing scm.db with the leader's checkpoint but before saving the leader's secret keys",
         advice: "Do not let this SCM become leader until a key rotation has reached it (or run `ozone admin scm transfer` to another SCM); check that its secret_keys.json holds every unexpired key of the leader. The fix saves the keys before the DB swap.",
+        signature: &["SecretKeysSaved: `Saved [...] to file .../secret_keys.json` after `Replaced DB with checkpoint` and before the SCM stops: without it the key file never caught up with the installed DB"],
     },
     Invariant {
         name: "NoUnexpiredKeyDropped",
         code: "OZ-SCM-KEYS-002",
         summary: "an SCM applied a secret key set that drops keys that have not expired",
         advice: "Tokens signed with the dropped keys now fail (`Can't find the signing secret key`). Run `ozone admin om fetch-key` so OM signs with the new key, and expect clients with old tokens to fail until they renew.",
+        signature: &[],
     },
 ];
 
