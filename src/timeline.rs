@@ -521,13 +521,7 @@ fn end_banner_where_another_log_begins(events: &mut [Event], max_skew_ms: i64) {
     let mut latest: Option<i64> = None;
     let mut unnamed = false;
     let mut own_uuid: Option<Arc<str>> = None;
-    let is_uuid = |s: &str| {
-        s.len() == 36
-            && s.bytes().enumerate().all(|(i, b)| match i {
-                8 | 13 | 18 | 23 => b == b'-',
-                _ => b.is_ascii_hexdigit(),
-            })
-    };
+    let is_uuid = |s: &str| crate::value::is_uuid(s.as_bytes());
     for e in events.iter_mut() {
         if e.kind == EventKind::ProcessStarted {
             seen.clear();
