@@ -26,7 +26,7 @@
 //! restored lineage starts below every cursor Recon holds and never reaches them). The number 0 of the first
 //! lineage is the spec's `Init`.
 
-use crate::lifecycle::{LifeStep, Lifecycle};
+use crate::lifecycle::LifeStep;
 use crate::model::{Ctx, Instance};
 use crate::spec::export::{model_value_for, Witness, Witnessed};
 use crate::spec::Constants;
@@ -154,21 +154,13 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
         });
     };
     // Where this Recon stops or starts, for the look-ahead below.
-    let life_steps: BTreeSet<usize> = {
-        let mut lc = Lifecycle::default();
-        timeline
-            .events
-            .iter()
-            .enumerate()
-            .filter(|(i, e)| {
-                lc.observe(*i, e, timeline.is_test_output(e.span.input))
-                    .is_some()
-                    && e.node_key == key
-            })
-            .map(|(i, _)| i)
-            .collect()
-    };
-    let mut lifecycle = Lifecycle::default();
+    let life_steps: BTreeSet<usize> = timeline
+        .life
+        .iter()
+        .enumerate()
+        .filter(|(i, l)| l.is_some() && timeline.events[*i].node_key == key)
+        .map(|(i, _)| i)
+        .collect();
     let mut phase: Option<Phase> = None;
     let mut om = 0u32;
     let mut lineage = 1u32;
@@ -184,7 +176,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
     let mut resolved_early: BTreeSet<usize> = BTreeSet::new();
     let mut skipped: Vec<String> = Vec::new();
     for (i, e) in timeline.events.iter().enumerate() {
-        let life = lifecycle.observe(i, e, timeline.is_test_output(e.span.input));
+        let life = timeline.life[i];
         if stop.is_some() {
             break;
         }
