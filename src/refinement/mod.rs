@@ -906,6 +906,44 @@ mod tests {
         j
     }
 
+    /// Seed 54645 of the fixed config (found after merging the lost-line monitor): a startup listed stale task
+    /// rows of the old lineage, the reprocess then rebuilt every task from the new snapshot, and a later delta
+    /// sync below those stale numbers was taken for another full snapshot. A completed reprocess now resets
+    /// what Recon has processed to its OM DB's number.
+    #[test]
+    fn recon_delta_after_a_completed_rebuild_below_stale_task_rows_agrees() {
+        let actions = [
+            "Crash",
+            "OmWrite",
+            "Restart",
+            "OmWrite",
+            "OmWrite",
+            "Reconcile",
+            "SyncDelta",
+            "OmRestore(0)",
+            "FullSnapshot",
+            "Crash",
+            "Restart",
+            "Reconcile",
+            "ReprocessTask(ContainerKeyMapperTask)",
+            "ReprocessTask(NSSummaryTask)",
+            "ReinitDone",
+            "OmWrite",
+            "SyncDelta",
+            "OmRestore(0)",
+            "Crash",
+            "Restart",
+            "Reconcile",
+        ];
+        for seed in [54645, 0, 1, 2] {
+            let j = regression::<
+                crate::bugs::recon_om_sync::mirror::ReconOmSync,
+                crate::bugs::recon_om_sync::logs::Renderer,
+            >(Config::Fixed, &actions, seed);
+            assert!(j.said.violations.is_empty(), "seed {seed}: {:?}", j.said);
+        }
+    }
+
     /// Seed 26 of the bug config: both tasks reprocessed for the new lineage, Recon stopped before
     /// `ReinitDone`; the mirror's tables match the lineage, so the Reconcile that queues nothing violates
     /// nothing. `check` reported a violation there until the monitor counted completed reprocesses.

@@ -102,6 +102,8 @@ struct Recon {
     /// Derived tasks from `Registered Task: X` (TASK_STATUS rows, first insert; cursor rows left out): when
     /// in view, the whole set the rebuild must cover.
     registered: std::collections::BTreeSet<String>,
+    /// Recon's OM DB sequence number after its last sync (`Sequence number after sync`), and its line.
+    db_seq: Option<(i64, usize)>,
 }
 
 #[derive(Default)]
@@ -424,6 +426,7 @@ impl Model for ReconOmSync {
             }
             EventKind::SyncCompleted => {
                 let Some(n) = seq(e) else { return };
+                r.db_seq = Some((n, index));
                 if r.snapshot_installed.is_some() {
                     self.snapshot_seq(cx, index, node, key, n, out);
                 } else if r.highest.is_some_and(|(h, _)| n < h) {
@@ -459,6 +462,11 @@ impl Model for ReconOmSync {
             }
             EventKind::ReinitCompleted => {
                 r.outcome = Outcome::Succeeded;
+                // The tasks were rebuilt from Recon's OM DB as it stands: what they processed is its number
+                // now, not the stale task rows a startup listed (refinement: fixed config, seed 54645).
+                if let Some(d) = r.db_seq {
+                    r.highest = Some(d);
+                }
                 if r.rebuild.take().is_some() {
                     self.knowledge.checks += 1; // ReinitDone: the derived tasks match the lineage again
                 }
