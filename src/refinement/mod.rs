@@ -43,6 +43,8 @@
 //!
 //! Each renderer is `src/bugs/<bug>/logs.rs`, bound to its mirror in the bug's registry entry ([`Refinement::of`]), and documents its action → lines table.
 
+pub mod scm;
+
 use crate::model::replay::replay;
 use crate::model::{Model, Verdict};
 use crate::spec::{Constants, Mirror, Step};

@@ -18,7 +18,8 @@
 //! | `Propose`, `PurgeLog`, `ApplyEntry(s)` of a tx entry, `Crash(s)` | nothing (hidden) |
 
 use super::mirror::{Entry, ScmFinalization, State};
-use crate::refinement::{host_of, shutdown_banner, startup_banner, Logs, Render, Rng};
+use crate::refinement::scm::{self, HAM, STARTER};
+use crate::refinement::{host_of, startup_banner, Logs, Render, Rng};
 use crate::spec::{Constants, Step};
 use crate::tla::value::TlaValue;
 
@@ -26,9 +27,7 @@ pub const MAX_LEN: usize = 50;
 
 const CVM: &str = "org.apache.hadoop.ozone.upgrade.ComponentVersionManager";
 const SSM: &str = "org.apache.hadoop.hdds.scm.ha.SCMStateMachine";
-const HAM: &str = "org.apache.hadoop.hdds.scm.ha.SCMHAManagerImpl";
 const NM: &str = "org.apache.hadoop.hdds.scm.node.SCMNodeManager";
-const STARTER: &str = "org.apache.hadoop.hdds.scm.server.StorageContainerManagerStarter";
 const GROUP: &str = "group-9F3A1C2B4D5E";
 
 fn version(v: bool) -> &'static str {
@@ -277,23 +276,7 @@ impl Render<ScmFinalization> for Renderer {
                 let idx = self.base + u64::from(before.ckpt_index[s]);
                 let t = self.updater(s);
                 let n = &self.scms[s];
-                logs.record(
-                    n.file,
-                    &t,
-                    "INFO",
-                    HAM,
-                    &format!("{}: Install checkpoint {}#{idx}", n.id, self.term),
-                );
-                logs.record(
-                    n.file,
-                    &t,
-                    "INFO",
-                    HAM,
-                    &format!(
-                        "Replaced DB with checkpoint, term: {}, index: {idx}",
-                        self.term
-                    ),
-                );
+                scm::replace_db(logs, n.file, &t, &n.id, self.term, idx);
                 self.announced[s] = false;
                 if bit(after.db_version, s) && !bit(after.version_file, s) && rng.below(2) == 0 {
                     logs.record(n.file, &t, "INFO", "org.apache.hadoop.ozone.upgrade.RatisBasedVersionManager", "New snapshot received with higher apparent version ZDU (100). Attempting to finalize to that version.");
@@ -347,27 +330,8 @@ impl Render<ScmFinalization> for Renderer {
             "Stop" => {
                 let s = Self::idx(&self.scms, &step.params[0]);
                 let n = &self.scms[s];
-                logs.record(
-                    n.file,
-                    "SIGTERM handler",
-                    "ERROR",
-                    STARTER,
-                    "RECEIVED SIGNAL 15: SIGTERM",
-                );
-                logs.record(
-                    n.file,
-                    "shutdown-hook-0",
-                    "INFO",
-                    "org.apache.hadoop.hdds.scm.server.StorageContainerManager",
-                    "Stopping SCM HA services.",
-                );
-                logs.record(
-                    n.file,
-                    "shutdown-hook-0",
-                    "INFO",
-                    STARTER,
-                    &shutdown_banner("StorageContainerManager", &n.host, &n.ip),
-                );
+                scm::sigterm(logs, n.file);
+                scm::shutdown(logs, n.file, &n.host, &n.ip);
             }
             "Restart" => {
                 let s = Self::idx(&self.scms, &step.params[0]);

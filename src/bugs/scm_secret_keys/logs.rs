@@ -20,7 +20,8 @@
 //! | `ExpireKey(k)`, `PurgeLog`, `Crash(s)` | nothing (hidden) |
 
 use super::mirror::{KeySet, ScmSecretKeys, State};
-use crate::refinement::{host_of, shutdown_banner, startup_banner, Behaviour, Logs, Render, Rng};
+use crate::refinement::scm::{self, HAM, STARTER};
+use crate::refinement::{host_of, startup_banner, Behaviour, Logs, Render, Rng};
 use crate::spec::{Constants, Step};
 use crate::tla::value::TlaValue;
 
@@ -30,8 +31,6 @@ const SKM: &str = "org.apache.hadoop.hdds.security.symmetric.SecretKeyManager";
 const SKS: &str = "org.apache.hadoop.hdds.security.symmetric.SecretKeyStateImpl";
 const LKS: &str = "org.apache.hadoop.hdds.security.symmetric.LocalSecretKeyStore";
 const SSM: &str = "org.apache.hadoop.hdds.scm.ha.SCMStateMachine";
-const HAM: &str = "org.apache.hadoop.hdds.scm.ha.SCMHAManagerImpl";
-const STARTER: &str = "org.apache.hadoop.hdds.scm.server.StorageContainerManagerStarter";
 const GROUP: &str = "group-9F3A1C2B4D5E";
 const KEY_FILE: &str = "/data/metadata/scm/keys/secret_keys.json";
 const NINE_DAYS_MS: i64 = 9 * 86_400_000;
@@ -164,13 +163,7 @@ impl Renderer {
 
     fn stop_banner(&self, s: usize, logs: &mut Logs) {
         let n = &self.scms[s];
-        logs.record(
-            n.file,
-            "shutdown-hook-0",
-            "INFO",
-            STARTER,
-            &shutdown_banner("StorageContainerManager", &n.host, &n.ip),
-        );
+        scm::shutdown(logs, n.file, &n.host, &n.ip);
     }
 }
 
@@ -335,23 +328,7 @@ impl Render<ScmSecretKeys> for Renderer {
                 let s = self.idx(&step.params[0]);
                 let idx = self.base + u64::from(before.ckpt_index[s]);
                 let (n, t) = (&self.scms[s], self.updater(s));
-                logs.record(
-                    n.file,
-                    &t,
-                    "INFO",
-                    HAM,
-                    &format!("{}: Install checkpoint {}#{idx}", n.id, self.term),
-                );
-                logs.record(
-                    n.file,
-                    &t,
-                    "INFO",
-                    HAM,
-                    &format!(
-                        "Replaced DB with checkpoint, term: {}, index: {idx}",
-                        self.term
-                    ),
-                );
+                scm::replace_db(logs, n.file, &t, &n.id, self.term, idx);
             }
             "SaveKeys" => {
                 let s = self.idx(&step.params[0]);
@@ -387,21 +364,7 @@ impl Render<ScmSecretKeys> for Renderer {
             }
             "Stop" => {
                 let s = self.idx(&step.params[0]);
-                let n = &self.scms[s];
-                logs.record(
-                    n.file,
-                    "SIGTERM handler",
-                    "ERROR",
-                    STARTER,
-                    "RECEIVED SIGNAL 15: SIGTERM",
-                );
-                logs.record(
-                    n.file,
-                    "shutdown-hook-0",
-                    "INFO",
-                    "org.apache.hadoop.hdds.scm.server.StorageContainerManager",
-                    "Stopping SCM HA services.",
-                );
+                scm::sigterm(logs, self.scms[s].file);
                 self.stop_banner(s, logs);
             }
             "Restart" => {
