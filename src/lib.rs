@@ -15,6 +15,7 @@ pub mod bugs;
 pub mod check;
 pub mod cli;
 pub mod event;
+pub mod event_stream;
 pub mod grammar;
 pub mod input;
 pub mod layout;
