@@ -92,6 +92,18 @@ pub fn build(
     max_skew_ms: i64,
     on_unparsed: &(dyn Fn(&str, &UnparsedLine) + Sync),
 ) -> Timeline {
+    let (inputs, per_input, test_output) = scan_all(sources, grammar, options, on_unparsed);
+    from_events(inputs, per_input, test_output, max_skew_ms)
+}
+
+/// Scans every input (in parallel): each one's counters and events, and which are in the test layout; what
+/// [`from_events`] merges.
+pub fn scan_all(
+    sources: &[Source],
+    grammar: &Grammar,
+    options: &ScanOptions,
+    on_unparsed: &(dyn Fn(&str, &UnparsedLine) + Sync),
+) -> (Vec<InputStats>, Vec<Vec<Event>>, Vec<bool>) {
     let scanned: Vec<(InputStats, Vec<Event>)> = sources
         .par_iter()
         .enumerate()
@@ -110,11 +122,16 @@ pub fn build(
         })
         .collect();
     let (inputs, per_input): (Vec<_>, Vec<_>) = scanned.into_iter().unzip();
-    let test_output: Vec<bool> = inputs
+    let test_output = test_layout(&inputs);
+    (inputs, per_input, test_output)
+}
+
+/// Which inputs are in the test layout (single-JVM output, whose order is the truth).
+pub fn test_layout(inputs: &[InputStats]) -> Vec<bool> {
+    inputs
         .iter()
         .map(|s| s.layout.as_deref() == Some("test"))
-        .collect();
-    from_events(inputs, per_input, test_output, max_skew_ms)
+        .collect()
 }
 
 /// Merges per-input event lists (each in input order). `test_output`: which inputs are in the test layout.

@@ -774,43 +774,53 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
             ));
         }
     }
-    let progress = (!*events && crate::progress::wanted(format, args.verbose))
+    let mut progress = (!*events && crate::progress::wanted(format, args.verbose))
         .then(|| crate::progress::start(&p.sources));
-    p.options.progress = progress.clone();
+    p.options.progress = progress.as_ref().map(|bar| bar.bar().clone());
     let verbose = args.verbose;
     let on_unparsed = unparsed_printer(verbose);
     let mut renderer = crate::render::renderer(format, render_options(all, per_file));
     let mut out = io::BufWriter::new(crate::cli::out::stdout());
     renderer.begin(&mut out).map_err(out_err)?;
     let (mut had_errors, mut violated) = (false, false);
-    // Each run's timeline, built when its turn comes: from the logs, or from event streams.
-    let runs: Vec<Run<'_>> = if *events {
+    // Each run's inputs: logs, or the inputs of event streams.
+    let runs: Vec<(Option<String>, RunInputs)> = if *events {
         let inputs = crate::event_stream::read(&p.sources, &p.grammar)?;
         event_runs(inputs, per_file)
             .into_iter()
-            .map(|(name, inputs)| {
-                let build: Box<dyn FnOnce() -> crate::timeline::Timeline> =
-                    Box::new(move || timeline_of_streams(inputs, max_skew));
-                (name, build)
-            })
+            .map(|(name, inputs)| (name, RunInputs::Streams(inputs)))
             .collect()
     } else {
-        let (grammar, options, on_unparsed) = (&p.grammar, &p.options, &on_unparsed);
         check_runs(std::mem::take(&mut p.sources), per_file)
             .into_iter()
-            .map(|(name, sources)| {
-                let build: Box<dyn FnOnce() -> crate::timeline::Timeline + '_> =
-                    Box::new(move || {
-                        crate::timeline::build(&sources, grammar, options, max_skew, on_unparsed)
-                    });
-                (name, build)
-            })
+            .map(|(name, sources)| (name, RunInputs::Logs(sources)))
             .collect()
     };
-    for (name, build) in runs {
-        let mut timeline = build();
+    let run_count = runs.len();
+    for (k, (name, inputs)) in runs.into_iter().enumerate() {
+        if let (Some(bar), Some(name)) = (&mut progress, &name) {
+            bar.reading(Some(&format!("{}/{run_count}: {}", k + 1, sanitize(name))));
+        }
+        let (stats, per_input, test_output) = match inputs {
+            RunInputs::Logs(sources) => {
+                crate::timeline::scan_all(&sources, &p.grammar, &p.options, &on_unparsed)
+            }
+            RunInputs::Streams(inputs) => streams_as_inputs(inputs),
+        };
+        if let Some(bar) = &mut progress {
+            bar.merging(per_input.iter().map(Vec::len).sum(), per_input.len());
+        }
+        let mut timeline = crate::timeline::from_events(stats, per_input, test_output, max_skew);
         timeline.utc_offset_ms = log_utc_offset;
-        let reports = crate::check::replay(&timeline, crate::check::monitors(models));
+        let monitors = crate::check::monitors(models);
+        let reports = match &mut progress {
+            Some(bar) => {
+                bar.replaying(timeline.events.len());
+                let bar = &*bar;
+                crate::check::replay_ticking(&timeline, monitors, &|done| bar.replayed(done))
+            }
+            None => crate::check::replay(&timeline, monitors),
+        };
         if let Some(bar) = &progress {
             bar.suspend(|| {
                 for s in &timeline.inputs {
@@ -848,11 +858,11 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     })
 }
 
-/// A run of `check`: its name (with `--per-file`) and how its timeline is built when its turn comes.
-type Run<'a> = (
-    Option<String>,
-    Box<dyn FnOnce() -> crate::timeline::Timeline + 'a>,
-);
+/// What one run of `check` reads: log files, or the inputs of event streams.
+enum RunInputs {
+    Logs(Vec<Source>),
+    Streams(Vec<StreamInput>),
+}
 
 /// The runs of `check --events`: all inputs together, or with `--per-file` each input with its rotated
 /// parts (as [`check_runs`] groups files).
@@ -876,19 +886,19 @@ fn event_runs(inputs: Vec<StreamInput>, per_file: bool) -> Vec<(Option<String>, 
     runs
 }
 
-/// The timeline of inputs read from event streams, numbered from 0 in this run.
-fn timeline_of_streams(inputs: Vec<StreamInput>, max_skew: i64) -> crate::timeline::Timeline {
+/// The inputs of event streams as [`crate::timeline::scan_all`] gives those of logs, numbered from 0 in
+/// this run.
+fn streams_as_inputs(
+    inputs: Vec<StreamInput>,
+) -> (Vec<InputStats>, Vec<Vec<crate::event::Event>>, Vec<bool>) {
     let (stats, mut per_input): (Vec<_>, Vec<_>) = inputs.into_iter().unzip();
     for (i, events) in per_input.iter_mut().enumerate() {
         for e in events {
             e.span.input = i as u32;
         }
     }
-    let test_output = stats
-        .iter()
-        .map(|s| s.layout.as_deref() == Some("test"))
-        .collect();
-    crate::timeline::from_events(stats, per_input, test_output, max_skew)
+    let test_output = crate::timeline::test_layout(&stats);
+    (stats, per_input, test_output)
 }
 
 fn render_options(all: bool, per_file: bool) -> crate::render::Options {

@@ -34,6 +34,22 @@ pub fn replay(timeline: &Timeline, models: Vec<Box<dyn Model>>) -> Vec<ModelRepo
     replay_until(timeline, models, true)
 }
 
+/// How often [`replay_ticking`] calls its tick: once per this many events.
+pub const REPLAY_TICK: usize = 1 << 14;
+
+/// [`replay`], calling `tick` with the number of events replayed every [`REPLAY_TICK`] events (the
+/// progress bar).
+pub fn replay_ticking(
+    timeline: &Timeline,
+    models: Vec<Box<dyn Model>>,
+    tick: &dyn Fn(usize),
+) -> Vec<ModelReport> {
+    observe_ticking(timeline, models, true, false, Some(tick))
+        .into_iter()
+        .map(|(report, _)| report)
+        .collect()
+}
+
 /// Replays the timeline through the models; `at_end` says the inputs are complete, so that the models may
 /// judge what never happened (a live check replays prefixes of inputs that are still growing).
 pub fn replay_until(
@@ -51,9 +67,19 @@ pub fn replay_until(
 /// half and its witnessed actions come back beside the report.
 pub fn observe(
     timeline: &Timeline,
+    models: Vec<Box<dyn Model>>,
+    at_end: bool,
+    witnesses: bool,
+) -> Vec<(ModelReport, Option<Witnessed>)> {
+    observe_ticking(timeline, models, at_end, witnesses, None)
+}
+
+fn observe_ticking(
+    timeline: &Timeline,
     mut models: Vec<Box<dyn Model>>,
     at_end: bool,
     witnesses: bool,
+    tick: Option<&dyn Fn(usize)>,
 ) -> Vec<(ModelReport, Option<Witnessed>)> {
     let cx = Ctx { timeline };
     let mut found: Vec<Vec<Violation>> = models.iter().map(|_| Vec::new()).collect();
@@ -69,6 +95,9 @@ pub fn observe(
         })
         .collect();
     for (i, e) in timeline.events.iter().enumerate() {
+        if let Some(tick) = tick.filter(|_| i % REPLAY_TICK == 0) {
+            tick(i);
+        }
         let life = timeline.life[i];
         for ((m, out), reads) in models.iter_mut().zip(found.iter_mut()).zip(&reads) {
             if life.is_some() || reads[e.kind as usize] {
