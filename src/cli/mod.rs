@@ -141,7 +141,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "±HH:MM", value_parser = parse_utc_offset, allow_hyphen_values = true)]
     pub log_utc_offset: Option<i64>,
     /// Follow the files as they grow (like `tail -F`, across rotation by rename or copytruncate) and report
-    /// violations as they happen; runs until interrupted. Needs a line format (full, concise, json-lines,
+    /// violations as they happen; on SIGINT or SIGTERM prints the verdicts so far and exits 1 if
+    /// a violation was found, else 0. Needs a line format (full, concise, json-lines,
     /// github). `-` (stdin) is always read this way.
     #[arg(long, short = 'f')]
     pub follow: bool,
@@ -461,7 +462,7 @@ fn print_unparsed(path: &str, u: &UnparsedLine) {
 }
 
 /// The `on_unparsed` callback of a timeline build: prints each unparsed line with `--verbose`.
-fn unparsed_printer(verbose: bool) -> impl Fn(&str, &UnparsedLine) + Sync {
+fn unparsed_printer(verbose: bool) -> impl Fn(&str, &UnparsedLine) + Send + Sync + 'static {
     move |path: &str, u: &UnparsedLine| {
         if verbose {
             print_unparsed(path, u);
@@ -828,7 +829,8 @@ fn render_options(all: bool, per_file: bool) -> crate::render::Options {
 }
 
 /// `check` on live inputs (a pipe on stdin, `--follow`): each violation is written and flushed as soon as it
-/// is found; the verdicts follow when every input has ended.
+/// is found; the verdicts follow when every input has ended, or on SIGINT or SIGTERM (those of what had
+/// arrived; a second signal ends the run at once).
 fn check_live(
     p: &Prepared,
     mut renderer: Box<dyn crate::render::Renderer>,
@@ -838,13 +840,15 @@ fn check_live(
     log_utc_offset: Option<i64>,
     verbose: bool,
 ) -> Result<i32, Report> {
+    use crate::live::Found as Live;
     use crate::model::Verdict;
-    let on_unparsed = unparsed_printer(verbose);
+    let stop = stop_on_signals()?;
+    let on_unparsed = std::sync::Arc::new(unparsed_printer(verbose));
     let mut out = io::BufWriter::new(crate::cli::out::stdout());
     renderer.begin(&mut out).map_err(out_err)?;
     let mut write_error = None;
     let mut firsts = std::collections::HashSet::new();
-    let (timeline, reports) = crate::live::check_live(
+    let (timeline, reports, _end) = crate::live::check_live(
         &p.sources,
         &p.grammar,
         &p.options,
@@ -852,12 +856,17 @@ fn check_live(
         all,
         max_skew,
         log_utc_offset,
-        &on_unparsed,
-        &mut |timeline, report, v| {
+        &stop,
+        on_unparsed,
+        &mut |timeline, report, found| {
             if write_error.is_some() {
                 return;
             }
-            let first = firsts.insert(report.model);
+            let (v, printed) = match found {
+                Live::New(v) => (v, None),
+                Live::Supersedes { printed, first } => (first, Some(printed)),
+            };
+            let first = firsts.insert(report.model) || printed.is_some();
             let found = crate::render::Found {
                 run: None,
                 timeline,
@@ -865,10 +874,11 @@ fn check_live(
                 violation: v,
                 first,
             };
-            if let Err(e) = renderer
-                .violation(&mut out, &found)
-                .and_then(|_| out.flush())
-            {
+            let written = match printed {
+                None => renderer.violation(&mut out, &found),
+                Some(printed) => renderer.superseded(&mut out, printed, &found),
+            };
+            if let Err(e) = written.and_then(|_| out.flush()) {
                 write_error = Some(e);
             }
         },
@@ -896,6 +906,22 @@ fn check_live(
     } else {
         EXIT_OK
     })
+}
+
+/// A flag set by the first SIGINT or SIGTERM; a second one exits at once (130 or 143, as the shell would).
+fn stop_on_signals() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>, Report> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for (signal, code) in [(SIGINT, 130), (SIGTERM, 143)] {
+        signal_hook::flag::register_conditional_shutdown(
+            signal,
+            code,
+            std::sync::Arc::clone(&stop),
+        )
+        .and_then(|_| signal_hook::flag::register(signal, std::sync::Arc::clone(&stop)))
+        .map_err(|e| miette!("cannot handle signal {signal}: {e}"))?;
+    }
+    Ok(stop)
 }
 
 fn cmd_grammar(dirs: &[PathBuf]) -> Result<i32, Report> {

@@ -144,6 +144,28 @@ pub trait Renderer {
     fn verdicts(&mut self, _out: &mut dyn Write, _run: &Run) -> io::Result<()> {
         Ok(())
     }
+    /// A live check found `found`, earlier in the timeline than its model's first already `printed` (an
+    /// input arrived late): a note naming both, then the violation that is the model's first now.
+    fn superseded(
+        &mut self,
+        out: &mut dyn Write,
+        printed: &crate::live::Printed,
+        found: &Found,
+    ) -> io::Result<()> {
+        let at = loc(found.timeline, found.violation.primary);
+        writeln!(
+            out,
+            "ozone-conform: {}: superseded: {}:{}: error[{}] is no longer the first violation; {}:{}: error[{}] is earlier",
+            found.report.model,
+            safe::sanitize(&printed.path),
+            printed.line,
+            printed.code,
+            safe::sanitize(at.path),
+            at.line,
+            found.violation.invariant.code
+        )?;
+        self.violation(out, found)
+    }
 }
 
 /// The renderer of a (resolved) format.
