@@ -1,5 +1,6 @@
 //! The command line: argument parsing and the `events`, `stats` and `grammar` commands.
 
+pub mod global;
 pub mod link;
 pub mod out;
 
@@ -24,6 +25,8 @@ pub const EXIT_ERROR: i32 = 2;
     about = "Check Apache Ozone logs against formal models of Ozone's protocols"
 )]
 pub struct Cli {
+    #[command(flatten)]
+    pub global: global::GlobalArgs,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -94,6 +97,13 @@ pub enum Command {
         #[arg(long, hide = true)]
         stdio: bool,
     },
+    /// Print the shell completion script for SHELL (e.g. `ozone-conform completions bash > ~/.local/share/bash-completion/completions/ozone-conform`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `ozone-conform man > ozone-conform.1`.
+    Man,
     /// Load and check the grammar (embedded rules plus --grammar directories) and list its rules.
     Grammar {
         /// Directory of *.rules files that add to or override the embedded rules.
@@ -146,6 +156,9 @@ pub struct CheckArgs {
     /// github). `-` (stdin) is always read this way.
     #[arg(long, short = 'f')]
     pub follow: bool,
+    /// Write the report to FILE (whole or not at all: it appears when the check ends) instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -185,8 +198,7 @@ struct LayoutArgError {
 /// Diagnostics: colour only on a terminal (and never with `NO_COLOR`), no hyperlinks, a stable width, so
 /// what CI logs and snapshot tests see does not depend on the machine.
 fn install_report_handler() {
-    use std::io::IsTerminal;
-    let color = io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let color = global::color_stderr();
     let width = std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.parse().ok())
@@ -269,8 +281,11 @@ impl miette::ReportHandler for WideLineSafe {
 }
 
 pub fn main() -> i32 {
-    install_report_handler();
-    let cli = match Cli::try_parse() {
+    use clap::FromArgMatches;
+    let cli = match global::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
@@ -278,6 +293,8 @@ pub fn main() -> i32 {
             return code;
         }
     };
+    global::apply(&cli.global);
+    install_report_handler();
     match run(cli) {
         Ok(code) => code,
         Err(report) => {
@@ -311,6 +328,8 @@ pub fn run(cli: Cli) -> Result<i32, Report> {
         Command::Events(args) => cmd_events(&args),
         Command::Stats { inputs, format } => cmd_stats(&inputs, format),
         Command::Grammar { grammar } => cmd_grammar(&grammar),
+        Command::Completions { shell } => global::cmd_completions(shell),
+        Command::Man => global::cmd_man(),
         Command::Lsp { stdio: _ } => Ok(crate::lsp::run()),
         Command::Trace {
             file,
@@ -493,7 +512,7 @@ pub fn report_input_errors(stats: &InputStats) -> bool {
             miette!(code = "ozone_conform::input", "{}", sanitize(e))
         );
     }
-    for w in &stats.warnings {
+    for w in stats.warnings.iter().filter(|_| !global::quiet()) {
         say!("ozone-conform: warning: {}", sanitize(w));
     }
     !stats.errors.is_empty()
@@ -717,6 +736,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         max_skew,
         log_utc_offset,
         follow,
+        output,
     } = check;
     let (format, all, per_file, max_skew, log_utc_offset) =
         (*format, *all, *per_file, *max_skew, *log_utc_offset);
@@ -749,6 +769,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         if renderer.streams() {
             return check_live(
                 &p,
+                output.as_deref(),
                 renderer,
                 models,
                 all,
@@ -770,7 +791,8 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     let verbose = args.verbose;
     let on_unparsed = unparsed_printer(verbose);
     let mut renderer = crate::render::renderer(format, render_options(all, per_file));
-    let mut out = io::BufWriter::new(crate::cli::out::stdout());
+    let mut out =
+        io::BufWriter::new(crate::cli::out::Sink::new(output.as_deref()).map_err(out_err)?);
     renderer.begin(&mut out).map_err(out_err)?;
     let (mut had_errors, mut violated) = (false, false);
     for (name, sources) in check_runs(std::mem::take(&mut p.sources), per_file) {
@@ -805,7 +827,10 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         bar.finish_and_clear();
     }
     renderer.end(&mut out).map_err(out_err)?;
-    out.flush().map_err(out_err)?;
+    out.into_inner()
+        .map_err(|e| out_err(e.into_error()))?
+        .finish()
+        .map_err(out_err)?;
     Ok(if had_errors {
         EXIT_ERROR
     } else if violated {
@@ -819,7 +844,7 @@ fn render_options(all: bool, per_file: bool) -> crate::render::Options {
     use std::io::IsTerminal;
     crate::render::Options {
         all,
-        color: io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        color: global::color(io::stdout().is_terminal()),
         width: std::env::var("COLUMNS")
             .ok()
             .and_then(|c| c.parse().ok())
@@ -831,8 +856,10 @@ fn render_options(all: bool, per_file: bool) -> crate::render::Options {
 /// `check` on live inputs (a pipe on stdin, `--follow`): each violation is written and flushed as soon as it
 /// is found; the verdicts follow when every input has ended, or on SIGINT or SIGTERM (those of what had
 /// arrived; a second signal ends the run at once).
+#[allow(clippy::too_many_arguments)]
 fn check_live(
     p: &Prepared,
+    output: Option<&std::path::Path>,
     mut renderer: Box<dyn crate::render::Renderer>,
     models: &[crate::bugs::Bug],
     all: bool,
@@ -844,7 +871,7 @@ fn check_live(
     use crate::model::Verdict;
     let stop = stop_on_signals()?;
     let on_unparsed = std::sync::Arc::new(unparsed_printer(verbose));
-    let mut out = io::BufWriter::new(crate::cli::out::stdout());
+    let mut out = io::BufWriter::new(crate::cli::out::Sink::new(output).map_err(out_err)?);
     renderer.begin(&mut out).map_err(out_err)?;
     let mut write_error = None;
     let mut firsts = std::collections::HashSet::new();
@@ -897,7 +924,10 @@ fn check_live(
     };
     renderer.verdicts(&mut out, &run).map_err(out_err)?;
     renderer.end(&mut out).map_err(out_err)?;
-    out.flush().map_err(out_err)?;
+    out.into_inner()
+        .map_err(|e| out_err(e.into_error()))?
+        .finish()
+        .map_err(out_err)?;
     let violated = reports.iter().any(|r| r.verdict == Verdict::Violated);
     Ok(if had_errors {
         EXIT_ERROR
