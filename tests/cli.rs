@@ -761,7 +761,7 @@ fn a_scenario_directory_with_a_merged_copy_is_not_double_counted() {
             )
         };
         let (code, alone, _) = verdicts(&per_node);
-        let (dir_code, whole, warning) = verdicts(&[dir.clone()]);
+        let (dir_code, whole, warning) = verdicts(std::slice::from_ref(&dir));
         assert_eq!(dir_code, code, "{scenario}");
         assert_eq!(whole, alone, "{scenario}");
         assert!(
