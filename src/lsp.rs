@@ -703,7 +703,7 @@ fn inconclusive_code(bug: &crate::bugs::Bug) -> String {
 
 /// The upstream issue the model's spec was written for.
 fn issue_link(issue: &str) -> Option<CodeDescription> {
-    Uri::from_str(&format!("https://issues.apache.org/jira/browse/{issue}"))
+    Uri::from_str(&crate::render::issue_uri(issue))
         .ok()
         .map(|href| CodeDescription { href })
 }

@@ -101,6 +101,13 @@ fn sarif_is_valid_sarif_2_1_0_with_rules_locations_fingerprints_and_code_flows()
     let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
     assert_eq!(rules.len(), 6, "every invariant of the four models");
     for r in rules {
+        // SARIF2012: every rule links to its documentation (the upstream issue of its spec).
+        assert!(
+            r["helpUri"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("https://issues.apache.org/jira/browse/HDDS-")),
+            "{r}"
+        );
         assert!(r["id"].as_str().unwrap().starts_with("OZ-"));
         assert!(!r["shortDescription"]["text"].as_str().unwrap().is_empty());
         assert!(r["help"]["text"].as_str().unwrap().contains(".tla:"));

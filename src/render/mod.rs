@@ -222,6 +222,11 @@ pub fn spec_citation(report: &ModelReport, invariant: &str) -> String {
     format!("{} {invariant} ({at})", report.spec.module)
 }
 
+/// The upstream issue a model's spec was written for, in Apache's JIRA (a rule's documentation).
+pub fn issue_uri(issue: &str) -> String {
+    format!("https://issues.apache.org/jira/browse/{issue}")
+}
+
 pub fn verdict_name(v: Verdict) -> &'static str {
     match v {
         Verdict::Violated => "violated",
