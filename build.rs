@@ -16,6 +16,20 @@ fn main() {
     if env::var_os("OZONE_CONFORM_SPARK_SUBMIT").is_none() {
         println!("cargo:rustc-cfg=spark_absent");
     }
+    // `--version` names the commit it was built from.
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let rev = git(&["rev-parse", "--short", "HEAD"]).unwrap_or_else(|| "unknown".into());
+    println!("cargo:rustc-env=OZONE_CONFORM_GIT_REV={rev}");
+    if let Some(log) = git(&["rev-parse", "--git-path", "logs/HEAD"]) {
+        println!("cargo:rerun-if-changed={log}");
+    }
     let dir = Path::new("grammars");
     println!("cargo:rerun-if-changed=grammars");
     let mut files: Vec<_> = fs::read_dir(dir)

@@ -4,7 +4,9 @@
 //!
 //! Each tick rebuilds the merged timeline from the events so far and replays it from the start: the verdicts
 //! are those a batch check of the same prefix gives, the merge across nodes stays the one [`crate::timeline`]
-//! makes, and a violation already reported is not reported again. Memory grows with the *events* (the few
+//! makes, and a violation already reported is not reported again. Without `--all` a model's first is
+//! printed once; a later look that finds an earlier one (an input that arrived late) says it supersedes it.
+//! SIGINT and SIGTERM end the loop (a `stop` flag): the verdicts of what arrived are then given as at an end. Memory grows with the *events* (the few
 //! lines the grammar turns into events), not with the input: lines are not kept.
 
 use crate::check::{monitors, replay_until, ModelReport};
@@ -14,10 +16,10 @@ use crate::input::Source;
 use crate::model::Violation;
 use crate::scan::{scan_input, InputStats, ScanOptions, UnparsedLine};
 use crate::timeline::{from_events, Timeline};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// How often the models look at what has arrived.
 pub const TICK: Duration = Duration::from_millis(250);
@@ -27,6 +29,14 @@ struct Arrived {
     per_input: Vec<Vec<Event>>,
     /// Set when an input ends (a followed file never does).
     stats: Vec<Option<InputStats>>,
+}
+
+struct Shared {
+    arrived: Mutex<Arrived>,
+    /// Events arrived since the last look.
+    news: AtomicBool,
+    /// Inputs that have ended.
+    ended: AtomicUsize,
 }
 
 /// A violation's identity across ticks: model, invariant, instance, and where its primary line is.
@@ -43,8 +53,45 @@ fn identity(timeline: &Timeline, model: &'static str, v: &Violation) -> Seen {
     )
 }
 
+/// Told each line that belongs to no record, with its input's path (from the scanning threads).
+pub type OnUnparsed = Arc<dyn Fn(&str, &UnparsedLine) + Send + Sync>;
+
+/// What a live look tells its caller.
+pub enum Found<'a> {
+    /// A violation not reported before: the first of its model, or (with `all`) any.
+    New(&'a Violation),
+    /// Without `all`: a violation earlier in the timeline than the model's first already printed (an input
+    /// that arrived late), which is the model's first now.
+    Supersedes {
+        printed: &'a Printed,
+        first: &'a Violation,
+    },
+}
+
+/// A violation already printed, as it was: the timeline it was found in is gone by the next look.
+#[derive(Clone, Debug)]
+pub struct Printed {
+    pub code: &'static str,
+    pub instance: String,
+    pub path: String,
+    pub line: u64,
+    pub message: String,
+}
+
+/// How a live check ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// Every input ended (a pipe closed).
+    Inputs,
+    /// `stop` was set (SIGINT, SIGTERM): the verdicts are those of what had arrived.
+    Stopped,
+}
+
 /// Checks `sources` live; `on_violation` gets each new violation as soon as it is found (the first one per
-/// model unless `all`). Returns the final timeline and reports when every input has ended.
+/// model unless `all`). Returns the final timeline and reports when every input has ended or `stop` is set.
+///
+/// The scanning threads are detached, not scoped: a thread blocked reading a pipe or waiting for a followed
+/// file to grow cannot be woken, so a stopped check leaves them to end with the process.
 #[allow(clippy::too_many_arguments)]
 pub fn check_live(
     sources: &[Source],
@@ -54,32 +101,58 @@ pub fn check_live(
     all: bool,
     max_skew_ms: i64,
     utc_offset_ms: Option<i64>,
-    on_unparsed: &(dyn Fn(&str, &UnparsedLine) + Sync),
-    on_violation: &mut dyn FnMut(&Timeline, &ModelReport, &Violation),
-) -> (Timeline, Vec<ModelReport>) {
-    let arrived = Mutex::new(Arrived {
-        per_input: vec![Vec::new(); sources.len()],
-        stats: vec![None; sources.len()],
+    stop: &AtomicBool,
+    on_unparsed: OnUnparsed,
+    on_violation: &mut dyn FnMut(&Timeline, &ModelReport, Found),
+) -> (Timeline, Vec<ModelReport>, End) {
+    let shared = Arc::new(Shared {
+        arrived: Mutex::new(Arrived {
+            per_input: vec![Vec::new(); sources.len()],
+            stats: vec![None; sources.len()],
+        }),
+        news: AtomicBool::new(false),
+        ended: AtomicUsize::new(0),
     });
-    let news = AtomicBool::new(false);
-    let ended = AtomicUsize::new(0);
     let mut seen: HashSet<Seen> = HashSet::new();
+    // Without `all`: each model's first as printed, to tell a later-found earlier one apart.
+    let mut printed: HashMap<&'static str, (Seen, Printed)> = HashMap::new();
     let mut report_new = |timeline: &Timeline, reports: &[ModelReport]| {
         for r in reports {
-            let shown: Vec<&Violation> = if all {
-                r.violations.iter().collect()
-            } else {
-                r.first().into_iter().collect()
-            };
-            for v in shown {
-                if seen.insert(identity(timeline, r.model, v)) {
-                    on_violation(timeline, r, v);
+            if all {
+                for v in &r.violations {
+                    if seen.insert(identity(timeline, r.model, v)) {
+                        on_violation(timeline, r, Found::New(v));
+                    }
+                }
+                continue;
+            }
+            let Some(v) = r.first() else { continue };
+            let id = identity(timeline, r.model, v);
+            match printed.get(r.model) {
+                Some((before, _)) if *before == id => {}
+                Some((_, before)) => {
+                    // Replay finds violations in timeline order, so a different first is an earlier one.
+                    let before = before.clone();
+                    on_violation(
+                        timeline,
+                        r,
+                        Found::Supersedes {
+                            printed: &before,
+                            first: v,
+                        },
+                    );
+                    printed.insert(r.model, (id, printed_as(timeline, v)));
+                }
+                None => {
+                    on_violation(timeline, r, Found::New(v));
+                    printed.insert(r.model, (id, printed_as(timeline, v)));
                 }
             }
         }
     };
-    let snapshot = |at_end: bool| -> Timeline {
-        let a = arrived
+    let snapshot = || -> Timeline {
+        let a = shared
+            .arrived
             .lock()
             .expect("no scanner panics while holding the lock");
         let inputs: Vec<InputStats> = a
@@ -97,49 +170,85 @@ pub fn check_live(
             .iter()
             .map(|s| s.layout.as_deref() == Some("test"))
             .collect();
-        debug_assert!(!at_end || a.stats.iter().all(Option::is_some));
         let mut timeline = from_events(inputs, a.per_input.clone(), test_output, max_skew_ms);
         timeline.utc_offset_ms = utc_offset_ms;
         timeline
     };
-    std::thread::scope(|scope| {
-        for (i, source) in sources.iter().enumerate() {
-            let (arrived, news, ended) = (&arrived, &news, &ended);
-            scope.spawn(move || {
-                let path = source.display();
-                let stats = scan_input(
-                    i as u32,
-                    source,
-                    grammar,
-                    options,
-                    |e| {
-                        arrived.lock().expect("lock").per_input[i].push(e);
-                        news.store(true, Ordering::Release);
-                    },
-                    |u| on_unparsed(&path, u),
-                );
-                arrived.lock().expect("lock").stats[i] = Some(stats);
-                ended.fetch_add(1, Ordering::AcqRel);
-            });
+    let grammar = Arc::new(grammar.clone());
+    for (i, source) in sources.iter().enumerate() {
+        let (shared, grammar, options, source) = (
+            Arc::clone(&shared),
+            Arc::clone(&grammar),
+            options.clone(),
+            source.clone(),
+        );
+        let on_unparsed = Arc::clone(&on_unparsed);
+        std::thread::spawn(move || {
+            let path = source.display();
+            let stats = scan_input(
+                i as u32,
+                &source,
+                &grammar,
+                &options,
+                |e| {
+                    shared.arrived.lock().expect("lock").per_input[i].push(e);
+                    shared.news.store(true, Ordering::Release);
+                },
+                |u| on_unparsed(&path, u),
+            );
+            shared.arrived.lock().expect("lock").stats[i] = Some(stats);
+            shared.ended.fetch_add(1, Ordering::AcqRel);
+        });
+    }
+    // Each look replays everything so far; waiting at least twice as long as the last look took keeps
+    // that work under a third of the time on a fast pipe, however long the input. The wait is cut into
+    // short naps so a stop is answered at once.
+    let mut pause = TICK;
+    let mut end = End::Inputs;
+    while shared.ended.load(Ordering::Acquire) < sources.len() {
+        if nap(pause, stop) {
+            end = End::Stopped;
+            break;
         }
-        // Each look replays everything so far; waiting at least twice as long as the last look took keeps
-        // that work under a third of the time on a fast pipe, however long the input.
-        let mut pause = TICK;
-        while ended.load(Ordering::Acquire) < sources.len() {
-            std::thread::sleep(pause);
-            if news.swap(false, Ordering::AcqRel) {
-                let started = std::time::Instant::now();
-                let timeline = snapshot(false);
-                let models = monitors(models);
-                let reports = replay_until(&timeline, models, false);
-                report_new(&timeline, &reports);
-                pause = TICK.max(started.elapsed() * 2);
-            }
+        if shared.news.swap(false, Ordering::AcqRel) {
+            let started = std::time::Instant::now();
+            let timeline = snapshot();
+            let reports = replay_until(&timeline, monitors(models), false);
+            report_new(&timeline, &reports);
+            pause = TICK.max(started.elapsed() * 2);
         }
-    });
-    let timeline = snapshot(true);
-    let models = monitors(models);
-    let reports = replay_until(&timeline, models, true);
+    }
+    let timeline = snapshot();
+    let reports = replay_until(&timeline, monitors(models), true);
     report_new(&timeline, &reports);
-    (timeline, reports)
+    (timeline, reports, end)
+}
+
+/// Sleeps `pause` unless `stop` is set first; returns whether it was.
+fn nap(pause: Duration, stop: &AtomicBool) -> bool {
+    let until = Instant::now() + pause;
+    loop {
+        if stop.load(Ordering::Acquire) {
+            return true;
+        }
+        let now = Instant::now();
+        if now >= until {
+            return false;
+        }
+        std::thread::sleep((until - now).min(STOP_POLL));
+    }
+}
+
+/// How soon a stop is noticed.
+const STOP_POLL: Duration = Duration::from_millis(20);
+
+fn printed_as(timeline: &Timeline, v: &Violation) -> Printed {
+    let at = crate::render::loc(timeline, v.primary);
+    Printed {
+        code: v.invariant.code,
+        instance: v.instance.clone(),
+        path: at.path.to_string(),
+        line: at.line,
+        message: v.message.clone(),
+    }
 }

@@ -659,23 +659,23 @@ fn violation_diagnostic(
     })
 }
 
-/// An inconclusive verdict as information at line 1 of the first input that holds an event the model read.
+/// An inconclusive verdict as information on the first record the model read (its message, as a violation's
+/// range is): the verdict rests on what the model saw, and that is where it starts. Only called for a model
+/// that read events, so there is always one.
 fn inconclusive_diagnostic(
     timeline: &Timeline,
     report: &ModelReport,
 ) -> Option<(usize, Diagnostic)> {
-    let model = (crate::bugs::by_name(report.model)?.monitor)();
-    let input = timeline
-        .events
-        .iter()
-        .find(|e| model.reads(e.kind))
-        .map_or(0, |e| e.span.input as usize);
+    let bug = crate::bugs::by_name(report.model)?;
+    let model = (bug.monitor)();
+    let index = timeline.events.iter().position(|e| model.reads(e.kind))?;
+    let input = timeline.events[index].span.input as usize;
     Some((
         input,
         Diagnostic {
-            range: Range::new(Position::new(0, 0), Position::new(0, 0)),
+            range: message_range(timeline, index),
             severity: Some(DiagnosticSeverity::INFORMATION),
-            code: None,
+            code: Some(NumberOrString::String(inconclusive_code(bug))),
             code_description: issue_link(report.spec.issue),
             source: Some("ozone-conform".into()),
             message: format!(
@@ -690,9 +690,20 @@ fn inconclusive_diagnostic(
     ))
 }
 
+/// The code of a model's inconclusive verdict: its invariants' code family, `OZ-SCM-KEYS-INCONCLUSIVE`.
+fn inconclusive_code(bug: &crate::bugs::Bug) -> String {
+    let family = bug
+        .about
+        .invariants
+        .first()
+        .and_then(|i| i.code.rsplit_once('-'))
+        .map_or(bug.name(), |(family, _)| family);
+    format!("{family}-INCONCLUSIVE")
+}
+
 /// The upstream issue the model's spec was written for.
 fn issue_link(issue: &str) -> Option<CodeDescription> {
-    Uri::from_str(&format!("https://issues.apache.org/jira/browse/{issue}"))
+    Uri::from_str(&crate::render::issue_uri(issue))
         .ok()
         .map(|href| CodeDescription { href })
 }

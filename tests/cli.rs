@@ -574,3 +574,217 @@ fn a_closed_stdout_ends_the_output_quietly_and_keeps_the_exit_code() {
         }
     }
 }
+
+#[test]
+fn version_names_the_commit_the_grammar_and_the_specs() {
+    let out = bin().arg("--version").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with(&format!(
+            "ozone-conform {} (git ",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{text}"
+    );
+    let rules = ozone_conform::grammar::Grammar::embedded()
+        .unwrap()
+        .rules
+        .len();
+    assert!(
+        text.contains(&format!("grammar: {rules} rules embedded")),
+        "{text}"
+    );
+    for b in &ozone_conform::bugs::BUGS {
+        assert!(
+            text.contains(&format!("{} ({})", b.mirror.module(), b.name())),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn completions_and_man_page() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = bin().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success(), "{shell}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains("ozone-conform")
+                && text.contains("follow")
+                && text.contains("completions"),
+            "{shell}"
+        );
+    }
+    let out = bin().arg("man").output().unwrap();
+    assert!(out.status.success());
+    let roff = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        roff.starts_with(".ie") || roff.contains(".TH ozone-conform"),
+        "{roff}"
+    );
+    assert!(roff.contains("completions"));
+}
+
+const KEYS_VIOLATING: &str = "tests/fixtures/scenarios/scm-secret-keys/violating";
+
+#[test]
+fn quiet_prints_nothing_but_keeps_the_exit_code() {
+    let out = bin()
+        .args(["check", "--quiet", KEYS_VIOLATING])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Errors still show.
+    let out = bin()
+        .args(["check", "-q", "no/such/file.log"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!out.stderr.is_empty());
+}
+
+#[test]
+fn color_always_colours_a_pipe_and_never_does_not() {
+    let run = |color: &str| {
+        let out = bin()
+            .env_remove("NO_COLOR")
+            .args([
+                "check",
+                "--format",
+                "full",
+                "--color",
+                color,
+                KEYS_VIOLATING,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(run("always").contains('\u{1b}'));
+    assert!(!run("never").contains('\u{1b}'));
+    assert!(!run("auto").contains('\u{1b}'), "a pipe is not a terminal");
+}
+
+#[test]
+fn output_writes_the_report_to_a_file_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.json");
+    let out = bin()
+        .args(["check", "--format", "json", "-o"])
+        .arg(&path)
+        .arg(KEYS_VIOLATING)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(doc["version"], 1);
+    // Only the report is there: the temporary file was renamed, not left beside it.
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(left.len(), 1);
+    // A directory that does not exist is an error with its path, not a panic.
+    let out = bin()
+        .args(["check", "-o", "no/such/dir/r.txt", KEYS_VIOLATING])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/dir/r.txt"));
+}
+
+#[test]
+fn export_to_a_directory_prints_clean_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .current_dir(dir.path())
+        .args([
+            "export",
+            "--model",
+            "scm-secret-keys",
+            "--to",
+            "tla",
+            "-o",
+            "out/",
+        ])
+        .arg(abs(KEYS_VIOLATING))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("wrote out/ScmSecretKeysTrace.tla, out/ScmSecretKeysTrace.cfg and out/ScmSecretKeys.tla; check with: cd out &&"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("//"), "{stderr}");
+    assert!(dir.path().join("out/ScmSecretKeysTrace.tla").is_file());
+}
+
+/// Each scenario's `violating/` holds the per-node logs and a `merged/` single-JVM copy of the same story:
+/// checking the directory gives the verdicts and counts of the per-node logs alone, and says why.
+#[test]
+fn a_scenario_directory_with_a_merged_copy_is_not_double_counted() {
+    for scenario in [
+        "scm-secret-keys",
+        "scm-finalization",
+        "dn-finalize-block",
+        "recon-om-sync",
+    ] {
+        let dir = format!("tests/fixtures/scenarios/{scenario}/violating");
+        let mut per_node: Vec<String> = std::fs::read_dir(abs(&dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file())
+            .map(|p| format!("{dir}/{}", p.file_name().unwrap().to_string_lossy()))
+            .collect();
+        per_node.sort();
+        let verdicts = |args: &[String]| {
+            let out = bin()
+                .args(["check", "--all", "--format", "json"])
+                .args(args)
+                .output()
+                .unwrap();
+            let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let models: Vec<(String, String, usize)> = doc["models"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| {
+                    (
+                        m["model"].as_str().unwrap().to_string(),
+                        m["verdict"].as_str().unwrap().to_string(),
+                        m["violations"].as_array().map_or(0, Vec::len),
+                    )
+                })
+                .collect();
+            (
+                out.status.code(),
+                models,
+                String::from_utf8(out.stderr).unwrap(),
+            )
+        };
+        let (code, alone, _) = verdicts(&per_node);
+        let (dir_code, whole, warning) = verdicts(std::slice::from_ref(&dir));
+        assert_eq!(dir_code, code, "{scenario}");
+        assert_eq!(whole, alone, "{scenario}");
+        assert!(
+            alone
+                .iter()
+                .any(|(m, v, n)| m == scenario && v == "violated" && *n > 0),
+            "{scenario}: {alone:?}"
+        );
+        assert!(
+            warning.contains("merged/") && warning.contains("read once, from the per-node logs"),
+            "{scenario}: {warning}"
+        );
+    }
+}

@@ -148,3 +148,282 @@ fn follow_wants_a_line_format() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("use a line format"));
 }
+
+/// The fixture file of a scenario's `merged/` copy.
+fn merged(scenario: &str, kind: &str) -> std::path::PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/scenarios")
+        .join(scenario)
+        .join(kind)
+        .join("merged");
+    std::fs::read_dir(&dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+}
+
+/// Waits until process `pid` catches `signal` (Linux: the `SigCgt` mask of /proc/PID/status), so a signal
+/// sent next reaches the handler rather than the default action; elsewhere, waits a second.
+fn catches(pid: u32, signal: i32, timeout: Duration) -> bool {
+    let status = format!("/proc/{pid}/status");
+    if !Path::new(&status).exists() {
+        std::thread::sleep(Duration::from_secs(1));
+        return true;
+    }
+    let deadline = std::time::Instant::now() + timeout;
+    while std::time::Instant::now() < deadline {
+        let caught = std::fs::read_to_string(&status)
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("SigCgt:"))
+                    .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+            })
+            .is_some_and(|mask| mask & (1 << (signal - 1)) != 0);
+        if caught {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// Bytes process `pid` has read so far (Linux: `rchar` of /proc/PID/io; elsewhere none).
+fn bytes_read(pid: u32) -> Option<u64> {
+    std::fs::read_to_string(format!("/proc/{pid}/io"))
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("rchar:"))
+        .and_then(|n| n.trim().parse().ok())
+}
+
+/// Waits until process `pid` has read `len` more bytes than `before` (elsewhere, a second), then a look.
+fn has_read(pid: u32, before: Option<u64>, len: usize, timeout: Duration) {
+    let deadline = std::time::Instant::now() + timeout;
+    match before {
+        Some(before) => {
+            while bytes_read(pid).is_some_and(|n| n < before + len as u64) {
+                assert!(std::time::Instant::now() < deadline, "the checker reads");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        None => std::thread::sleep(Duration::from_secs(1)),
+    }
+    std::thread::sleep(live_look());
+}
+
+/// A little more than one look of the live loop.
+fn live_look() -> Duration {
+    Duration::from_millis(300)
+}
+
+fn send(child: &Child, signal: i32) {
+    assert!(
+        catches(child.id(), signal, Duration::from_secs(30)),
+        "the checker handles signal {signal}"
+    );
+    // SAFETY: kill(2) on our own child's pid has no memory effects.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+}
+
+/// Waits for the child to exit (at most 30 s) and returns its code and the rest of its stdout.
+fn ends(mut child: Child, out: Receiver<String>) -> (Option<i32>, Vec<String>) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the checker did not end on the signal");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let code = child.wait().unwrap().code();
+    (code, out.iter().collect())
+}
+
+fn follow(path: &Path) -> (Child, Receiver<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ozone-conform"))
+        .args(["check", "--follow", "--format", "concise"])
+        .arg(path)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = lines_of(&mut child);
+    (child, out)
+}
+
+#[test]
+fn follow_ends_on_sigint_with_the_verdicts_and_exit_1_after_a_violation() {
+    let (child, out) = follow(&merged("scm-secret-keys", "violating"));
+    let first = out.recv_timeout(Duration::from_secs(30)).unwrap();
+    assert!(first.contains(VIOLATION), "{first}");
+    send(&child, libc::SIGINT);
+    let (code, rest) = ends(child, out);
+    assert_eq!(code, Some(1), "{rest:?}");
+    assert!(
+        rest.iter()
+            .any(|l| l == "ozone-conform: scm-secret-keys: violated: 4 violation(s)"),
+        "{rest:?}"
+    );
+    assert!(!rest.iter().any(|l| l.contains(VIOLATION)), "{rest:?}");
+}
+
+#[test]
+fn follow_ends_on_sigterm_with_the_verdicts_and_exit_0_when_healthy() {
+    let path = merged("scm-secret-keys", "healthy");
+    let (child, out) = follow(&path);
+    assert!(catches(child.id(), libc::SIGTERM, Duration::from_secs(30)));
+    let len = std::fs::metadata(&path).unwrap().len() as usize;
+    has_read(child.id(), Some(0), len, Duration::from_secs(30));
+    send(&child, libc::SIGTERM);
+    let (code, rest) = ends(child, out);
+    assert_eq!(code, Some(0), "{rest:?}");
+    assert!(
+        rest.iter()
+            .any(|l| l.starts_with("ozone-conform: scm-secret-keys: conforms: ")),
+        "{rest:?}"
+    );
+    assert_eq!(rest.len(), 4, "one verdict per model: {rest:?}");
+}
+
+/// `check -` fed `text` by a pipe that stays open, then sent `signal`.
+fn pipe_then_signal(
+    text: &str,
+    signal: i32,
+    wait_for_violation: bool,
+) -> (Option<i32>, Vec<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ozone-conform"))
+        .args(["check", "--format", "concise", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = lines_of(&mut child);
+    assert!(catches(child.id(), signal, Duration::from_secs(30)));
+    let before = bytes_read(child.id());
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(text.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let mut seen = Vec::new();
+    if wait_for_violation {
+        seen.push(out.recv_timeout(Duration::from_secs(30)).unwrap());
+    } else {
+        // The verdicts must rest on what was written.
+        has_read(child.id(), before, text.len(), Duration::from_secs(30));
+    }
+    send(&child, signal);
+    let (code, rest) = ends(child, out);
+    drop(stdin);
+    seen.extend(rest);
+    (code, seen)
+}
+
+#[test]
+fn a_pipe_held_open_ends_on_sigterm_with_the_verdicts_and_exit_1_after_a_violation() {
+    let text = std::fs::read_to_string(merged("scm-secret-keys", "violating")).unwrap();
+    let (code, lines) = pipe_then_signal(&text, libc::SIGTERM, true);
+    assert_eq!(code, Some(1), "{lines:?}");
+    assert!(lines[0].contains(VIOLATION), "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("ozone-conform: scm-secret-keys: violated: ")),
+        "{lines:?}"
+    );
+    assert_eq!(
+        lines.iter().filter(|l| l.contains("error[")).count(),
+        1,
+        "one violation per model without --all: {lines:?}"
+    );
+}
+
+#[test]
+fn a_pipe_held_open_ends_on_sigint_with_the_verdicts_and_exit_0_when_healthy() {
+    let text = std::fs::read_to_string(merged("scm-secret-keys", "healthy")).unwrap();
+    let (code, lines) = pipe_then_signal(&text, libc::SIGINT, false);
+    assert_eq!(code, Some(0), "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("ozone-conform: scm-secret-keys: conforms: ")),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn a_late_input_with_an_earlier_violation_supersedes_the_first_printed() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/scenarios/scm-secret-keys/violating");
+    let dir = tempfile::tempdir().unwrap();
+    // A fourth SCM whose log is scm3's two days later: alone, its first violation is KEYS-002 at line 153.
+    let scm3 = std::fs::read_to_string(src.join("ozone-hadoop-scm-scm3.log")).unwrap();
+    let late: String = scm3
+        .lines()
+        .map(|l| {
+            let l = l.replace("scm3", "scm4");
+            match l.strip_prefix("2026-08-23") {
+                Some(rest) => format!("2026-08-25{rest}\n"),
+                None => format!("{l}\n"),
+            }
+        })
+        .collect();
+    let scm4 = dir.path().join("ozone-hadoop-scm-scm4.log");
+    std::fs::write(&scm4, late).unwrap();
+    // The real cluster's logs arrive after that one was reported: scm3's line 77 is earlier.
+    let mut paths = vec![scm4.clone()];
+    let mut rest = Vec::new();
+    for n in 1..=3 {
+        let name = format!("ozone-hadoop-scm-scm{n}.log");
+        let text = std::fs::read_to_string(src.join(&name)).unwrap();
+        let path = dir.path().join(&name);
+        std::fs::write(&path, "").unwrap();
+        paths.push(path.clone());
+        rest.push((path, text));
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ozone-conform"))
+        .args([
+            "check",
+            "--follow",
+            "--format",
+            "json-lines",
+            "--model",
+            "scm-secret-keys",
+        ])
+        .args(&paths)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = lines_of(&mut child);
+    let first: serde_json::Value =
+        serde_json::from_str(&out.recv_timeout(Duration::from_secs(30)).unwrap()).unwrap();
+    assert_eq!(first["type"], "violation");
+    assert_eq!(first["code"], "OZ-SCM-KEYS-002", "{first}");
+    for (path, _) in &rest {
+        assert!(holds_open(child.id(), path, Duration::from_secs(30)));
+    }
+    for (path, text) in &rest {
+        let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+    }
+    let note: serde_json::Value =
+        serde_json::from_str(&out.recv_timeout(Duration::from_secs(30)).unwrap()).unwrap();
+    send(&child, libc::SIGTERM);
+    let (code, rest) = ends(child, out);
+    assert_eq!(note["type"], "superseded", "{note}");
+    assert_eq!(note["model"], "scm-secret-keys");
+    assert_eq!(note["printed"]["code"], "OZ-SCM-KEYS-002");
+    assert_eq!(note["printed"]["line"], 153);
+    assert!(note["printed"]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("scm4.log"));
+    assert_eq!(note["first"]["code"], "OZ-SCM-KEYS-001", "{note}");
+    assert_eq!(note["first"]["first"], true);
+    assert_eq!(code, Some(1));
+    let types: Vec<String> = rest
+        .iter()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["type"].to_string())
+        .collect();
+    assert_eq!(types, ["\"verdict\""], "{rest:?}");
+}

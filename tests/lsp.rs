@@ -379,3 +379,37 @@ fn lsp_publishes_violations_with_their_causal_chain() {
     };
     assert_eq!(status.code(), Some(0));
 }
+
+#[test]
+fn inconclusive_diagnostics_carry_a_code_and_the_range_of_the_first_record_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("midflight");
+    copy_case("midflight", &dir);
+    let mut c = Client::spawn();
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": {},
+               "initializationOptions": {"inconclusive": true}}),
+    );
+    c.notify("initialized", json!({}));
+    let scm1 = dir.join("ozone-hadoop-scm-scm1.log");
+    let text = std::fs::read_to_string(&scm1).unwrap();
+    c.open(&scm1, &text);
+    let deadline = Instant::now() + TIMEOUT;
+    let found = loop {
+        let all: Vec<Value> = c.diagnostics.values().flatten().cloned().collect();
+        if let Some(d) = all.into_iter().find(|d| {
+            d["data"]["verdict"] == "inconclusive" && d["data"]["model"] == "scm-secret-keys"
+        }) {
+            break d;
+        }
+        c.recv(deadline);
+    };
+    assert_eq!(found["code"], "OZ-SCM-KEYS-INCONCLUSIVE", "{found}");
+    let r = &found["range"];
+    assert_eq!(r["start"]["line"], r["end"]["line"], "{found}");
+    assert!(
+        r["end"]["character"].as_u64().unwrap() > r["start"]["character"].as_u64().unwrap(),
+        "a real range, not an empty one at 0:0: {found}"
+    );
+}

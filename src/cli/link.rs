@@ -441,9 +441,14 @@ pub fn cmd_export(
                 .map(Path::to_path_buf)
                 .expect("checked before building the behaviour");
             let name = bug.mirror.write_tla_files(&dir, trace, constants)?;
+            let shown = clean_dir(&dir);
+            let at = |file: String| shown.join(file).display().to_string();
             say!(
-                "wrote {0}/{name}.tla, {0}/{name}.cfg and {0}/{module}.tla; check with: cd {0} && java -cp tla2tools.jar tlc2.TLC -config {name}.cfg {name}.tla",
-                dir.display(),
+                "wrote {}, {} and {}; check with: cd {} && java -cp tla2tools.jar tlc2.TLC -config {name}.cfg {name}.tla",
+                at(format!("{name}.tla")),
+                at(format!("{name}.cfg")),
+                at(format!("{module}.tla")),
+                shown.display(),
             );
         }
     }
@@ -452,4 +457,34 @@ pub fn cmd_export(
     } else {
         EXIT_OK
     })
+}
+
+/// `dir` as a person wrote it, less the noise: `out/` and `./out` are `out`, `.` stays `.`.
+fn clean_dir(dir: &Path) -> PathBuf {
+    let clean: PathBuf = dir
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    if clean.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        clean
+    }
+}
+
+#[cfg(test)]
+mod clean_dir_tests {
+    use super::*;
+
+    #[test]
+    fn trailing_slashes_and_dot_prefixes_go() {
+        assert_eq!(clean_dir(Path::new("out/")), PathBuf::from("out"));
+        assert_eq!(clean_dir(Path::new("./out//")), PathBuf::from("out"));
+        assert_eq!(clean_dir(Path::new(".")), PathBuf::from("."));
+        assert_eq!(clean_dir(Path::new("/tmp/x/")), PathBuf::from("/tmp/x"));
+        assert_eq!(
+            clean_dir(Path::new("out/")).join("A.tla"),
+            PathBuf::from("out/A.tla")
+        );
+    }
 }

@@ -1,5 +1,6 @@
 //! The command line: argument parsing and the `events`, `stats` and `grammar` commands.
 
+pub mod global;
 pub mod link;
 pub mod out;
 
@@ -25,6 +26,8 @@ pub const EXIT_ERROR: i32 = 2;
     about = "Check Apache Ozone logs against formal models of Ozone's protocols"
 )]
 pub struct Cli {
+    #[command(flatten)]
+    pub global: global::GlobalArgs,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -95,6 +98,13 @@ pub enum Command {
         #[arg(long, hide = true)]
         stdio: bool,
     },
+    /// Print the shell completion script for SHELL (e.g. `ozone-conform completions bash > ~/.local/share/bash-completion/completions/ozone-conform`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `ozone-conform man > ozone-conform.1`.
+    Man,
     /// Load and check the grammar (embedded rules plus --grammar directories) and list its rules.
     Grammar {
         /// Directory of *.rules files that add to or override the embedded rules.
@@ -142,7 +152,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "±HH:MM", value_parser = parse_utc_offset, allow_hyphen_values = true)]
     pub log_utc_offset: Option<i64>,
     /// Follow the files as they grow (like `tail -F`, across rotation by rename or copytruncate) and report
-    /// violations as they happen; runs until interrupted. Needs a line format (full, concise, json-lines,
+    /// violations as they happen; on SIGINT or SIGTERM prints the verdicts so far and exits 1 if
+    /// a violation was found, else 0. Needs a line format (full, concise, json-lines,
     /// github). `-` (stdin) is always read this way.
     #[arg(long, short = 'f')]
     pub follow: bool,
@@ -151,6 +162,9 @@ pub struct CheckArgs {
     /// hosts may be concatenated; give the same `--grammar` directories `events` had.
     #[arg(long, conflicts_with_all = ["follow", "layout", "node"])]
     pub events: bool,
+    /// Write the report to FILE (whole or not at all: it appears when the check ends) instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -190,8 +204,7 @@ struct LayoutArgError {
 /// Diagnostics: colour only on a terminal (and never with `NO_COLOR`), no hyperlinks, a stable width, so
 /// what CI logs and snapshot tests see does not depend on the machine.
 fn install_report_handler() {
-    use std::io::IsTerminal;
-    let color = io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let color = global::color_stderr();
     let width = std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.parse().ok())
@@ -274,8 +287,11 @@ impl miette::ReportHandler for WideLineSafe {
 }
 
 pub fn main() -> i32 {
-    install_report_handler();
-    let cli = match Cli::try_parse() {
+    use clap::FromArgMatches;
+    let cli = match global::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
@@ -283,6 +299,8 @@ pub fn main() -> i32 {
             return code;
         }
     };
+    global::apply(&cli.global);
+    install_report_handler();
     match run(cli) {
         Ok(code) => code,
         Err(report) => {
@@ -316,6 +334,8 @@ pub fn run(cli: Cli) -> Result<i32, Report> {
         Command::Events(args) => cmd_events(&args),
         Command::Stats { inputs, format } => cmd_stats(&inputs, format),
         Command::Grammar { grammar } => cmd_grammar(&grammar),
+        Command::Completions { shell } => global::cmd_completions(shell),
+        Command::Man => global::cmd_man(),
         Command::Lsp { stdio: _ } => Ok(crate::lsp::run()),
         Command::Trace {
             file,
@@ -467,7 +487,7 @@ fn print_unparsed(path: &str, u: &UnparsedLine) {
 }
 
 /// The `on_unparsed` callback of a timeline build: prints each unparsed line with `--verbose`.
-fn unparsed_printer(verbose: bool) -> impl Fn(&str, &UnparsedLine) + Sync {
+fn unparsed_printer(verbose: bool) -> impl Fn(&str, &UnparsedLine) + Send + Sync + 'static {
     move |path: &str, u: &UnparsedLine| {
         if verbose {
             print_unparsed(path, u);
@@ -498,7 +518,7 @@ pub fn report_input_errors(stats: &InputStats) -> bool {
             miette!(code = "ozone_conform::input", "{}", sanitize(e))
         );
     }
-    for w in &stats.warnings {
+    for w in stats.warnings.iter().filter(|_| !global::quiet()) {
         say!("ozone-conform: warning: {}", sanitize(w));
     }
     !stats.errors.is_empty()
@@ -726,6 +746,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         log_utc_offset,
         follow,
         events,
+        output,
     } = check;
     let (format, all, per_file, max_skew, log_utc_offset) =
         (*format, *all, *per_file, *max_skew, *log_utc_offset);
@@ -759,6 +780,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         if renderer.streams() {
             return check_live(
                 &p,
+                output.as_deref(),
                 renderer,
                 models,
                 all,
@@ -780,7 +802,8 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     let verbose = args.verbose;
     let on_unparsed = unparsed_printer(verbose);
     let mut renderer = crate::render::renderer(format, render_options(all, per_file));
-    let mut out = io::BufWriter::new(crate::cli::out::stdout());
+    let mut out =
+        io::BufWriter::new(crate::cli::out::Sink::new(output.as_deref()).map_err(out_err)?);
     renderer.begin(&mut out).map_err(out_err)?;
     let (mut had_errors, mut violated) = (false, false);
     // Each run's inputs: logs, or the inputs of event streams.
@@ -848,7 +871,10 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         bar.finish_and_clear();
     }
     renderer.end(&mut out).map_err(out_err)?;
-    out.flush().map_err(out_err)?;
+    out.into_inner()
+        .map_err(|e| out_err(e.into_error()))?
+        .finish()
+        .map_err(out_err)?;
     Ok(if had_errors {
         EXIT_ERROR
     } else if violated {
@@ -905,7 +931,7 @@ fn render_options(all: bool, per_file: bool) -> crate::render::Options {
     use std::io::IsTerminal;
     crate::render::Options {
         all,
-        color: io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        color: global::color(io::stdout().is_terminal()),
         width: std::env::var("COLUMNS")
             .ok()
             .and_then(|c| c.parse().ok())
@@ -915,9 +941,12 @@ fn render_options(all: bool, per_file: bool) -> crate::render::Options {
 }
 
 /// `check` on live inputs (a pipe on stdin, `--follow`): each violation is written and flushed as soon as it
-/// is found; the verdicts follow when every input has ended.
+/// is found; the verdicts follow when every input has ended, or on SIGINT or SIGTERM (those of what had
+/// arrived; a second signal ends the run at once).
+#[allow(clippy::too_many_arguments)]
 fn check_live(
     p: &Prepared,
+    output: Option<&std::path::Path>,
     mut renderer: Box<dyn crate::render::Renderer>,
     models: &[crate::bugs::Bug],
     all: bool,
@@ -925,13 +954,15 @@ fn check_live(
     log_utc_offset: Option<i64>,
     verbose: bool,
 ) -> Result<i32, Report> {
+    use crate::live::Found as Live;
     use crate::model::Verdict;
-    let on_unparsed = unparsed_printer(verbose);
-    let mut out = io::BufWriter::new(crate::cli::out::stdout());
+    let stop = stop_on_signals()?;
+    let on_unparsed = std::sync::Arc::new(unparsed_printer(verbose));
+    let mut out = io::BufWriter::new(crate::cli::out::Sink::new(output).map_err(out_err)?);
     renderer.begin(&mut out).map_err(out_err)?;
     let mut write_error = None;
     let mut firsts = std::collections::HashSet::new();
-    let (timeline, reports) = crate::live::check_live(
+    let (timeline, reports, _end) = crate::live::check_live(
         &p.sources,
         &p.grammar,
         &p.options,
@@ -939,12 +970,17 @@ fn check_live(
         all,
         max_skew,
         log_utc_offset,
-        &on_unparsed,
-        &mut |timeline, report, v| {
+        &stop,
+        on_unparsed,
+        &mut |timeline, report, found| {
             if write_error.is_some() {
                 return;
             }
-            let first = firsts.insert(report.model);
+            let (v, printed) = match found {
+                Live::New(v) => (v, None),
+                Live::Supersedes { printed, first } => (first, Some(printed)),
+            };
+            let first = firsts.insert(report.model) || printed.is_some();
             let found = crate::render::Found {
                 run: None,
                 timeline,
@@ -952,10 +988,11 @@ fn check_live(
                 violation: v,
                 first,
             };
-            if let Err(e) = renderer
-                .violation(&mut out, &found)
-                .and_then(|_| out.flush())
-            {
+            let written = match printed {
+                None => renderer.violation(&mut out, &found),
+                Some(printed) => renderer.superseded(&mut out, printed, &found),
+            };
+            if let Err(e) = written.and_then(|_| out.flush()) {
                 write_error = Some(e);
             }
         },
@@ -974,7 +1011,10 @@ fn check_live(
     };
     renderer.verdicts(&mut out, &run).map_err(out_err)?;
     renderer.end(&mut out).map_err(out_err)?;
-    out.flush().map_err(out_err)?;
+    out.into_inner()
+        .map_err(|e| out_err(e.into_error()))?
+        .finish()
+        .map_err(out_err)?;
     let violated = reports.iter().any(|r| r.verdict == Verdict::Violated);
     Ok(if had_errors {
         EXIT_ERROR
@@ -983,6 +1023,22 @@ fn check_live(
     } else {
         EXIT_OK
     })
+}
+
+/// A flag set by the first SIGINT or SIGTERM; a second one exits at once (130 or 143, as the shell would).
+fn stop_on_signals() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>, Report> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for (signal, code) in [(SIGINT, 130), (SIGTERM, 143)] {
+        signal_hook::flag::register_conditional_shutdown(
+            signal,
+            code,
+            std::sync::Arc::clone(&stop),
+        )
+        .and_then(|_| signal_hook::flag::register(signal, std::sync::Arc::clone(&stop)))
+        .map_err(|e| miette!("cannot handle signal {signal}: {e}"))?;
+    }
+    Ok(stop)
 }
 
 fn cmd_grammar(dirs: &[PathBuf]) -> Result<i32, Report> {

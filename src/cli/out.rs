@@ -10,10 +10,70 @@ pub struct Out {
 }
 
 /// Locked standard output that takes a closed pipe as the end of the output.
+/// With `--quiet` it takes nothing: only errors (on stderr) are printed.
 pub fn stdout() -> Out {
     Out {
         inner: io::stdout().lock(),
-        closed: false,
+        closed: super::global::quiet(),
+    }
+}
+
+/// Where a report goes: standard output, or with `-o FILE` a temporary file beside FILE that becomes FILE
+/// only when the report is complete ([`Sink::finish`]), so a reader never sees half a report.
+pub enum Sink {
+    Stdout(Out),
+    File {
+        tmp: tempfile::NamedTempFile,
+        path: std::path::PathBuf,
+    },
+}
+
+impl Sink {
+    pub fn new(output: Option<&std::path::Path>) -> io::Result<Sink> {
+        let Some(path) = output else {
+            return Ok(Sink::Stdout(stdout()));
+        };
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => std::path::Path::new("."),
+        };
+        let tmp = tempfile::Builder::new()
+            .prefix(".ozone-conform-")
+            .tempfile_in(dir)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        Ok(Sink::File {
+            tmp,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Ends the report: flushes, and renames the temporary file to FILE.
+    pub fn finish(self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(mut out) => out.flush(),
+            Sink::File { mut tmp, path } => {
+                tmp.flush()?;
+                tmp.persist(&path).map(|_| ()).map_err(|e| {
+                    io::Error::new(e.error.kind(), format!("{}: {}", path.display(), e.error))
+                })
+            }
+        }
+    }
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Stdout(o) => o.write(buf),
+            Sink::File { tmp, .. } => tmp.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(o) => o.flush(),
+            Sink::File { tmp, .. } => tmp.flush(),
+        }
     }
 }
 

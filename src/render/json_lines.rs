@@ -1,6 +1,7 @@
 //! `--format json-lines`: one JSON object per line, written as soon as it is known. A violation line is the
 //! violation object of the JSON contract with `"type": "violation"`, its `model`, and `run` (the input file
-//! with `--per-file`, else `null`); each model's verdict follows as `"type": "verdict"`.
+//! with `--per-file`, else `null`); each model's verdict follows as `"type": "verdict"`. A live check that finds a model's first violation
+//! earlier than the one it printed writes `"type": "superseded"` with the `printed` one and the new `first`.
 
 use super::{Found, Options, Renderer, Run};
 use crate::check::ModelReport;
@@ -66,6 +67,31 @@ impl Renderer for JsonLines {
         line(
             out,
             &violation(f.run, f.timeline, f.report, f.violation, f.first),
+        )
+    }
+
+    /// One object naming the violation printed as the model's first and the earlier one that is now.
+    fn superseded(
+        &mut self,
+        out: &mut dyn Write,
+        printed: &crate::live::Printed,
+        f: &Found,
+    ) -> io::Result<()> {
+        line(
+            out,
+            &json!({
+                "type": "superseded",
+                "run": f.run,
+                "model": f.report.model,
+                "printed": {
+                    "code": printed.code,
+                    "instance": printed.instance,
+                    "path": printed.path,
+                    "line": printed.line,
+                    "message": printed.message,
+                },
+                "first": violation(f.run, f.timeline, f.report, f.violation, true),
+            }),
         )
     }
 

@@ -3,29 +3,44 @@
 //! per model: a violation is a `failure` (the first violation in its message, every shown one with its causal
 //! chain in its text), an inconclusive verdict is `skipped` with the reason, a conforming model passes.
 //! All log text goes through [`super::safe::xml`].
+//!
+//! The shape is the one Jenkins' `junit-10.xsd` allows (`tests/formats.rs` validates against it): the input
+//! file is the suite's `file` (the schema has none on `testcase`), skipped counts are per suite (none on
+//! `testsuites`), and `time` is the seconds each run took to read and check, the whole check's on
+//! `testsuites`.
 
 use super::safe::xml;
 use super::{help, verdict_detail, Options, Renderer, Run};
 use crate::model::Verdict;
 use std::fmt::Write as _;
 use std::io::{self, Write};
+use std::time::{Duration, Instant};
+
+/// Seconds with three decimals, as surefire writes `time` (its schema's `SUREFIRE_TIME`).
+fn seconds(d: Duration) -> String {
+    format!("{:.3}", d.as_secs_f64())
+}
 
 pub struct Junit {
     options: Options,
+    /// When the check started, and when the last run ended (each run's `time` is from one to the next).
+    started: Instant,
+    last: Instant,
     suites: String,
     tests: usize,
     failures: usize,
-    skipped: usize,
 }
 
 impl Junit {
     pub fn new(options: Options) -> Self {
+        let now = Instant::now();
         Junit {
             options,
+            started: now,
+            last: now,
             suites: String::new(),
             tests: 0,
             failures: 0,
-            skipped: 0,
         }
     }
 }
@@ -50,7 +65,16 @@ impl Renderer for Junit {
         self.options.all
     }
 
+    fn begin(&mut self, _out: &mut dyn Write) -> io::Result<()> {
+        self.started = Instant::now();
+        self.last = self.started;
+        Ok(())
+    }
+
     fn run(&mut self, _out: &mut dyn Write, run: &Run) -> io::Result<()> {
+        let now = Instant::now();
+        let time = seconds(now - self.last);
+        self.last = now;
         let suite = suite_name(run.name);
         let mut cases = String::new();
         let (mut failures, mut skipped) = (0, 0);
@@ -61,7 +85,7 @@ impl Renderer for Junit {
         for r in run.reports {
             let _ = writeln!(
                 cases,
-                "    <testcase name=\"{}\" classname=\"{}\"{file}>",
+                "    <testcase name=\"{}\" classname=\"{}\">",
                 r.model,
                 xml(&suite)
             );
@@ -123,21 +147,23 @@ impl Renderer for Junit {
         }
         let _ = write!(
             self.suites,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\"{file}>\n{cases}  </testsuite>\n",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{time}\"{file}>\n{cases}  </testsuite>\n",
             xml(&suite),
             run.reports.len()
         );
         self.tests += run.reports.len();
         self.failures += failures;
-        self.skipped += skipped;
         Ok(())
     }
 
     fn end(&mut self, out: &mut dyn Write) -> io::Result<()> {
         write!(
             out,
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ozone-conform\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n{}</testsuites>\n",
-            self.tests, self.failures, self.skipped, self.suites
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ozone-conform\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"{}\">\n{}</testsuites>\n",
+            self.tests,
+            self.failures,
+            seconds(self.last - self.started),
+            self.suites
         )
     }
 }

@@ -144,6 +144,28 @@ pub trait Renderer {
     fn verdicts(&mut self, _out: &mut dyn Write, _run: &Run) -> io::Result<()> {
         Ok(())
     }
+    /// A live check found `found`, earlier in the timeline than its model's first already `printed` (an
+    /// input arrived late): a note naming both, then the violation that is the model's first now.
+    fn superseded(
+        &mut self,
+        out: &mut dyn Write,
+        printed: &crate::live::Printed,
+        found: &Found,
+    ) -> io::Result<()> {
+        let at = loc(found.timeline, found.violation.primary);
+        writeln!(
+            out,
+            "ozone-conform: {}: superseded: {}:{}: error[{}] is no longer the first violation; {}:{}: error[{}] is earlier",
+            found.report.model,
+            safe::sanitize(&printed.path),
+            printed.line,
+            printed.code,
+            safe::sanitize(at.path),
+            at.line,
+            found.violation.invariant.code
+        )?;
+        self.violation(out, found)
+    }
 }
 
 /// The renderer of a (resolved) format.
@@ -198,6 +220,11 @@ pub fn spec_citation(report: &ModelReport, invariant: &str) -> String {
         .map(|l| format!("{}:{l}", report.spec.path))
         .unwrap_or_else(|| report.spec.path.to_string());
     format!("{} {invariant} ({at})", report.spec.module)
+}
+
+/// The upstream issue a model's spec was written for, in Apache's JIRA (a rule's documentation).
+pub fn issue_uri(issue: &str) -> String {
+    format!("https://issues.apache.org/jira/browse/{issue}")
 }
 
 pub fn verdict_name(v: Verdict) -> &'static str {

@@ -222,6 +222,7 @@ impl Renderer for Sarif {
                     "text": format!("{} Upstream issue: {}. Spec: {spec}.", inv.advice, r.spec.issue),
                     "markdown": format!("{}\n\nUpstream issue: `{}`. Spec: `{spec}`.", inv.advice, r.spec.issue),
                 },
+                "helpUri": crate::render::issue_uri(r.spec.issue),
                 "defaultConfiguration": {"level": "error"},
                 "properties": {
                     "tags": [model, r.spec.issue],
@@ -240,12 +241,17 @@ impl Renderer for Sarif {
                 res["ruleIndex"] = i.into();
             }
         }
+        let mut driver = json!({
+            "name": "ozone-conform",
+            "semanticVersion": env!("CARGO_PKG_VERSION"),
+            "rules": rules,
+        });
+        // The tool's page is Cargo.toml's `repository`, where one is set (a link made up here would rot).
+        if let Some(home) = option_env!("CARGO_PKG_REPOSITORY").filter(|h| !h.is_empty()) {
+            driver["informationUri"] = home.into();
+        }
         let runs = json!([{
-            "tool": {"driver": {
-                "name": "ozone-conform",
-                "semanticVersion": env!("CARGO_PKG_VERSION"),
-                "rules": rules,
-            }},
+            "tool": {"driver": driver},
             "invocations": [{
                 "executionSuccessful": self.successful,
                 "toolExecutionNotifications": std::mem::take(&mut self.notifications),
