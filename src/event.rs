@@ -17,7 +17,7 @@ pub struct Span {
 }
 
 /// How an event's node was told.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum NodeSource {
     /// `--node NAME`.
@@ -65,16 +65,24 @@ impl Event {
     }
 
     /// The JSON-lines form printed by `ozone-conform events`, serialized without building a JSON tree
-    /// (this runs once per event on the thread that keeps the input in order).
-    pub fn json_line<'a>(&'a self, path: &'a str) -> EventLine<'a> {
-        EventLine { event: self, path }
+    /// (this runs once per event on the thread that keeps the input in order). `rule` is the id of the
+    /// rule that made it, which tells a reader the types of its fields ([`crate::event_stream`]).
+    pub fn json_line<'a>(&'a self, path: &'a str, rule: &'a str) -> EventLine<'a> {
+        EventLine {
+            event: self,
+            path,
+            rule,
+        }
     }
 }
 
-/// `{"event", "node", "node_from", "component", "time", "level", "thread", "fields", "source"}`.
+/// `{"event", "rule", "node", "node_from", "component", "time", "level", "thread", "fields", "source",
+/// "excerpt", "message_offset"}`: everything `check` reads of an event (the contract of
+/// [`crate::event_stream`]).
 pub struct EventLine<'a> {
     event: &'a Event,
     path: &'a str,
+    rule: &'a str,
 }
 
 struct Fields<'a>(&'a [(&'static str, Value)]);
@@ -108,8 +116,9 @@ impl Serialize for Source<'_> {
 impl Serialize for EventLine<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let e = self.event;
-        let mut st = s.serialize_struct("Event", 9)?;
+        let mut st = s.serialize_struct("Event", 12)?;
         st.serialize_field("event", e.kind.name())?;
+        st.serialize_field("rule", self.rule)?;
         st.serialize_field("node", &e.node.as_deref())?;
         st.serialize_field("node_from", &e.node_from)?;
         st.serialize_field("component", &e.component)?;
@@ -124,6 +133,8 @@ impl Serialize for EventLine<'_> {
                 span: e.span,
             },
         )?;
+        st.serialize_field("excerpt", &*e.excerpt)?;
+        st.serialize_field("message_offset", &e.message_offset)?;
         st.end()
     }
 }

@@ -57,6 +57,16 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// The field this rule fills under `name`: its place among the rule's fields, its static name and its
+    /// type; how an event read back from JSON ([`crate::event_stream`]) gets the fields a match gave it.
+    pub fn field(&self, name: &str) -> Option<(usize, &'static str, FieldType)> {
+        self.captures
+            .iter()
+            .enumerate()
+            .find(|(_, (n, _))| *n == name)
+            .map(|(i, &(n, ty))| (i, n, ty))
+    }
+
     /// Matches a record's message text (first line, then continuation lines joined by `\n`).
     pub fn match_message(&self, text: &[u8]) -> Option<Vec<(&'static str, Value)>> {
         self.try_match(text).ok().flatten()

@@ -227,7 +227,7 @@ fn digest(path: &Path) -> io::Result<[u64; 2]> {
 }
 
 /// Puts each rotation family's parts together, oldest first, where its first member was named.
-fn order_families(sources: Vec<Source>) -> (Vec<Source>, Vec<Option<String>>) {
+pub(crate) fn order_families(sources: Vec<Source>) -> (Vec<Source>, Vec<Option<String>>) {
     let base_of = |s: &Source| match s {
         Source::File(p) | Source::Follow(p) => Some(rotation_base(p)),
         Source::Stdin => None,

@@ -18,6 +18,7 @@ pub mod cli;
 #[allow(clippy::result_large_err)] // trace errors carry their source text, as in crate::tla
 pub mod contract;
 pub mod event;
+pub mod event_stream;
 pub mod grammar;
 pub mod input;
 pub mod layout;

@@ -25,7 +25,9 @@ pub const MAX_REJECTED_SHOWN: usize = 20;
 const DETECT_LINES: usize = 2000;
 
 /// Why a line belongs to no record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum UnparsedReason {
     /// docker-compose's own lines: `Attaching to ...`, `x_1 exited with code N`.
@@ -91,7 +93,8 @@ pub struct UnparsedLine {
 }
 
 /// Per-input counters: nothing is dropped without being counted here.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct InputStats {
     pub path: String,
     pub layout: Option<String>,

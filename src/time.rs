@@ -64,6 +64,42 @@ impl Timestamp {
         }
         Some(Timestamp::from_parts(y, mo, d, h, mi, sec, ms))
     }
+
+    /// The inverse of `Display`: `2026-08-23T10:15:30.123`, or `10:15:30.123` (no date), as `events`
+    /// writes times.
+    pub fn parse_event_time(s: &str) -> Option<Timestamp> {
+        let b = s.as_bytes();
+        let (date, clock) = match b.len() {
+            23 if b[4] == b'-' && b[7] == b'-' && b[10] == b'T' => (Some(&b[..10]), &b[11..]),
+            12 => (None, b),
+            _ => return None,
+        };
+        if clock[2] != b':' || clock[5] != b':' || clock[8] != b'.' {
+            return None;
+        }
+        let (h, mi, sec, ms) = (
+            digits(&clock[0..2])?,
+            digits(&clock[3..5])?,
+            digits(&clock[6..8])?,
+            digits(&clock[9..12])?,
+        );
+        if h > 23 || mi > 59 || sec > 60 {
+            return None;
+        }
+        match date {
+            Some(d) => {
+                let (y, mo, day) = (digits(&d[0..4])?, digits(&d[5..7])?, digits(&d[8..10])?);
+                if !(1..=12).contains(&mo) || !(1..=31).contains(&day) {
+                    return None;
+                }
+                Some(Timestamp::from_parts(y as i64, mo, day, h, mi, sec, ms))
+            }
+            None => Some(Timestamp {
+                millis: ((h as i64 * 60 + mi as i64) * 60 + sec as i64) * 1000 + ms as i64,
+                has_date: false,
+            }),
+        }
+    }
 }
 
 impl fmt::Display for Timestamp {

@@ -221,6 +221,100 @@ impl serde::Serialize for Value {
     }
 }
 
+impl Value {
+    /// The inverse of [`Value::to_json`] for a field of type `ty`: how `check --events` reads back the values
+    /// `events` wrote. `Err` names what the JSON should have been.
+    pub fn from_json(ty: FieldType, j: &Json) -> Result<Value, String> {
+        let want = |what: &str| format!("a {} field must be {what}, not `{j}`", ty.name());
+        let text = |j: &Json, name: &str| -> Result<String, String> {
+            j.get(name)
+                .and_then(Json::as_str)
+                .map(String::from)
+                .ok_or_else(|| want(&format!("an object with the string `{name}`")))
+        };
+        let opt_text = |j: &Json, name: &str| -> Result<Option<String>, String> {
+            match j.get(name) {
+                None | Some(Json::Null) => Ok(None),
+                Some(Json::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(want(&format!(
+                    "an object whose `{name}` is a string or null"
+                ))),
+            }
+        };
+        let int = |j: &Json, name: &str| -> Result<i64, String> {
+            j.get(name)
+                .and_then(Json::as_i64)
+                .ok_or_else(|| want(&format!("an object with the integer `{name}`")))
+        };
+        let uint = |j: &Json, name: &str| -> Result<u64, String> {
+            j.get(name)
+                .and_then(Json::as_u64)
+                .ok_or_else(|| want(&format!("an object with the unsigned integer `{name}`")))
+        };
+        let instant = |j: &Json, name: &str| -> Result<Option<Timestamp>, String> {
+            match j.get(name) {
+                None | Some(Json::Null) => Ok(None),
+                Some(Json::String(s)) => Timestamp::parse_event_time(s)
+                    .map(Some)
+                    .ok_or_else(|| want(&format!("an object whose `{name}` is a time"))),
+                Some(_) => Err(want(&format!("an object whose `{name}` is a time or null"))),
+            }
+        };
+        let key = |j: &Json| -> Result<SecretKeyInfo, String> {
+            Ok(SecretKeyInfo {
+                id: text(j, "id")?,
+                created: instant(j, "created")?,
+                expires: instant(j, "expires")?,
+            })
+        };
+        Ok(match ty {
+            FieldType::U64 => Value::U64(j.as_u64().ok_or_else(|| want("an unsigned integer"))?),
+            FieldType::I64 => Value::I64(j.as_i64().ok_or_else(|| want("an integer"))?),
+            FieldType::Word | FieldType::Text | FieldType::Uuid => {
+                Value::Str(j.as_str().ok_or_else(|| want("a string"))?.to_string())
+            }
+            FieldType::TermIndex | FieldType::TxInfo => Value::TermIndex {
+                term: int(j, "term")?,
+                index: int(j, "index")?,
+            },
+            FieldType::Version => Value::Version {
+                name: text(j, "name")?,
+                number: int(j, "number")?,
+            },
+            FieldType::BlockId => Value::BlockId {
+                container: uint(j, "container")?,
+                local: uint(j, "local")?,
+                bcs_id: uint(j, "bcs_id")?,
+                replica_index: match j.get("replica_index") {
+                    None | Some(Json::Null) => None,
+                    Some(_) => Some(uint(j, "replica_index")?),
+                },
+            },
+            FieldType::SecretKey => Value::SecretKey(key(j)?),
+            FieldType::SecretKeys => Value::SecretKeys(
+                j.as_array()
+                    .ok_or_else(|| want("an array of keys"))?
+                    .iter()
+                    .map(key)
+                    .collect::<Result<_, _>>()?,
+            ),
+            FieldType::Datanode => Value::Datanode {
+                uuid: text(j, "uuid")?,
+                host: opt_text(j, "host")?,
+                ip: opt_text(j, "ip")?,
+            },
+            FieldType::Member => Value::Member {
+                peer: text(j, "peer")?,
+                group: text(j, "group")?,
+            },
+            FieldType::HostIp => Value::HostIp {
+                host: text(j, "host")?,
+                ip: opt_text(j, "ip")?,
+            },
+        })
+    }
+}
+
 fn key_json(k: &SecretKeyInfo) -> Json {
     json!({
         "id": k.id,

@@ -22,7 +22,7 @@ fn abs(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
-/// Runs `events`, asserts success, returns the parsed JSON lines.
+/// Runs `events`, asserts success, returns the parsed event lines (the stream's framing checked and left out).
 fn events(args: &[&str]) -> Vec<Value> {
     let out = bin().arg("events").args(args).output().unwrap();
     assert!(
@@ -30,10 +30,29 @@ fn events(args: &[&str]) -> Vec<Value> {
         "events {args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout)
+    event_lines(&out.stdout)
+}
+
+/// The events of an event stream, after checking that each input's part has its header and its end.
+fn event_lines(stream: &[u8]) -> Vec<Value> {
+    let lines: Vec<Value> = std::str::from_utf8(stream)
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let headers = lines
+        .iter()
+        .filter(|l| l["stream"] == "ozone-conform-events")
+        .count();
+    let ends = lines.iter().filter(|l| l.get("end").is_some()).count();
+    assert!(
+        headers >= 1 && headers == ends,
+        "{headers} headers, {ends} ends"
+    );
+    assert_eq!(lines[0]["version"], 1);
+    lines
+        .into_iter()
+        .filter(|l| l.get("event").is_some())
         .collect()
 }
 
@@ -135,11 +154,7 @@ fn stdin_is_streamed_and_takes_its_node_from_the_flag() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let evs: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let evs = event_lines(&out.stdout);
     assert!(!evs.is_empty());
     for e in &evs {
         assert_eq!(e["node"], "scm9");
@@ -175,10 +190,7 @@ fn gzip_is_recognised_by_magic_bytes_whatever_the_name() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    assert_eq!(
-        String::from_utf8(out.stdout).unwrap().lines().count(),
-        plain.len()
-    );
+    assert_eq!(event_lines(&out.stdout).len(), plain.len());
 }
 
 #[test]

@@ -3,6 +3,7 @@
 pub mod link;
 pub mod out;
 
+use crate::event_stream::StreamInput;
 use crate::grammar::Grammar;
 use crate::input::{self, Source};
 use crate::layout::{builtin_by_name, Layout};
@@ -145,6 +146,11 @@ pub struct CheckArgs {
     /// github). `-` (stdin) is always read this way.
     #[arg(long, short = 'f')]
     pub follow: bool,
+    /// The inputs are event streams written by `ozone-conform events` (JSON lines, the contract in the
+    /// README), not logs: the same verdicts, violations and spans a check of the logs gives. Streams of many
+    /// hosts may be concatenated; give the same `--grammar` directories `events` had.
+    #[arg(long, conflicts_with_all = ["follow", "layout", "node"])]
+    pub events: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -505,6 +511,7 @@ fn cmd_events(args: &InputArgs) -> Result<i32, Report> {
     let mut write_error: Option<io::Error> = None;
     for (i, source) in p.sources.iter().enumerate() {
         let path = source.display();
+        crate::event_stream::write_header(&mut out, &path).map_err(out_err)?;
         let stats = scan_input(
             i as u32,
             source,
@@ -512,7 +519,8 @@ fn cmd_events(args: &InputArgs) -> Result<i32, Report> {
             &p.options,
             |event| {
                 if write_error.is_none() {
-                    if let Err(e) = serde_json::to_writer(&mut out, &event.json_line(&path))
+                    let rule = &p.grammar.rules[event.rule as usize].id;
+                    if let Err(e) = serde_json::to_writer(&mut out, &event.json_line(&path, rule))
                         .map_err(io::Error::from)
                         .and_then(|_| out.write_all(b"\n"))
                     {
@@ -525,6 +533,7 @@ fn cmd_events(args: &InputArgs) -> Result<i32, Report> {
         if let Some(e) = write_error.take() {
             return Err(out_err(e));
         }
+        crate::event_stream::write_end(&mut out, &stats).map_err(out_err)?;
         had_errors |= report_input_errors(&stats);
         if stats.unparsed > 0 && !args.verbose {
             say!(
@@ -716,6 +725,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         max_skew,
         log_utc_offset,
         follow,
+        events,
     } = check;
     let (format, all, per_file, max_skew, log_utc_offset) =
         (*format, *all, *per_file, *max_skew, *log_utc_offset);
@@ -741,7 +751,8 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
             })
             .collect();
     }
-    let live = p.sources.iter().any(input::is_live) && !per_file;
+    // An event stream on stdin is read whole: its verdicts need every host's stream.
+    let live = !*events && p.sources.iter().any(input::is_live) && !per_file;
     if live {
         let options = render_options(all, per_file);
         let renderer = crate::render::renderer(format, options);
@@ -763,8 +774,8 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
             ));
         }
     }
-    let progress =
-        crate::progress::wanted(format, args.verbose).then(|| crate::progress::start(&p.sources));
+    let progress = (!*events && crate::progress::wanted(format, args.verbose))
+        .then(|| crate::progress::start(&p.sources));
     p.options.progress = progress.clone();
     let verbose = args.verbose;
     let on_unparsed = unparsed_printer(verbose);
@@ -772,9 +783,32 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     let mut out = io::BufWriter::new(crate::cli::out::stdout());
     renderer.begin(&mut out).map_err(out_err)?;
     let (mut had_errors, mut violated) = (false, false);
-    for (name, sources) in check_runs(std::mem::take(&mut p.sources), per_file) {
-        let mut timeline =
-            crate::timeline::build(&sources, &p.grammar, &p.options, max_skew, &on_unparsed);
+    // Each run's timeline, built when its turn comes: from the logs, or from event streams.
+    let runs: Vec<Run<'_>> = if *events {
+        let inputs = crate::event_stream::read(&p.sources, &p.grammar)?;
+        event_runs(inputs, per_file)
+            .into_iter()
+            .map(|(name, inputs)| {
+                let build: Box<dyn FnOnce() -> crate::timeline::Timeline> =
+                    Box::new(move || timeline_of_streams(inputs, max_skew));
+                (name, build)
+            })
+            .collect()
+    } else {
+        let (grammar, options, on_unparsed) = (&p.grammar, &p.options, &on_unparsed);
+        check_runs(std::mem::take(&mut p.sources), per_file)
+            .into_iter()
+            .map(|(name, sources)| {
+                let build: Box<dyn FnOnce() -> crate::timeline::Timeline + '_> =
+                    Box::new(move || {
+                        crate::timeline::build(&sources, grammar, options, max_skew, on_unparsed)
+                    });
+                (name, build)
+            })
+            .collect()
+    };
+    for (name, build) in runs {
+        let mut timeline = build();
         timeline.utc_offset_ms = log_utc_offset;
         let reports = crate::check::replay(&timeline, crate::check::monitors(models));
         if let Some(bar) = &progress {
@@ -812,6 +846,49 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     } else {
         EXIT_OK
     })
+}
+
+/// A run of `check`: its name (with `--per-file`) and how its timeline is built when its turn comes.
+type Run<'a> = (
+    Option<String>,
+    Box<dyn FnOnce() -> crate::timeline::Timeline + 'a>,
+);
+
+/// The runs of `check --events`: all inputs together, or with `--per-file` each input with its rotated
+/// parts (as [`check_runs`] groups files).
+fn event_runs(inputs: Vec<StreamInput>, per_file: bool) -> Vec<(Option<String>, Vec<StreamInput>)> {
+    if !per_file {
+        return vec![(None, inputs)];
+    }
+    let mut runs: Vec<(Option<String>, Vec<StreamInput>)> = Vec::new();
+    for input in inputs {
+        let base = input::rotation_base(std::path::Path::new(&input.0.path))
+            .display()
+            .to_string();
+        match runs
+            .iter_mut()
+            .find(|(name, _)| name.as_deref() == Some(&base))
+        {
+            Some((_, members)) => members.push(input),
+            None => runs.push((Some(base), vec![input])),
+        }
+    }
+    runs
+}
+
+/// The timeline of inputs read from event streams, numbered from 0 in this run.
+fn timeline_of_streams(inputs: Vec<StreamInput>, max_skew: i64) -> crate::timeline::Timeline {
+    let (stats, mut per_input): (Vec<_>, Vec<_>) = inputs.into_iter().unzip();
+    for (i, events) in per_input.iter_mut().enumerate() {
+        for e in events {
+            e.span.input = i as u32;
+        }
+    }
+    let test_output = stats
+        .iter()
+        .map(|s| s.layout.as_deref() == Some("test"))
+        .collect();
+    crate::timeline::from_events(stats, per_input, test_output, max_skew)
 }
 
 fn render_options(all: bool, per_file: bool) -> crate::render::Options {
