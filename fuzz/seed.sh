@@ -15,7 +15,7 @@ done
 
 # Seeds stay small: libFuzzer mutates faster on short inputs, and a log's first lines hold its layout.
 max=16384
-mkdir -p "$out"/{scan,layout_pattern,grammar_file,tlc_text,simulate,dump_json,itf,event_lines}
+mkdir -p "$out"/{scan,layout_pattern,grammar_file,tlc_text,simulate,dump_json,itf,event_lines,event_stream}
 
 put() { # put TARGET NAME < bytes
   local dest="$out/$1/$(printf '%s' "$2" | tr '/ ' '__')"
@@ -35,6 +35,8 @@ while IFS= read -r f; do
   # scan: byte 0 = layout (0 detects), byte 1 = block size; seed with detection and small blocks.
   { printf '\x00\x05'; cat "$f"; } | put scan "$f"
   put event_lines "$f" < "$f"
+  # event_stream: what `events` writes for the log (a cut one, past the seed size, is a seed as well).
+  "$bin" events "$f" 2>/dev/null | put event_stream "$f" || true
   # layout_pattern: the pattern the scanner detected, then the log.
   pattern=$("$bin" stats --format json "$f" 2>/dev/null |
     python3 -c 'import json,sys; d=json.load(sys.stdin); print((d.get("inputs") or d)[0].get("pattern") or "")' 2>/dev/null || true)

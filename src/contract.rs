@@ -8,6 +8,7 @@
 //! reads converts to ITF and reads back the same.
 
 use crate::event::Event;
+use crate::event_stream::{self, StreamError, StreamInput};
 use crate::grammar::{parse_rules, Grammar, GrammarError, Rule};
 use crate::layout::{builtin_layouts, Layout};
 use crate::scan::{scan_bytes, InMemory, InputStats, ScanOptions, UnparsedLine, UnparsedReason};
@@ -149,8 +150,8 @@ pub fn json_trace(data: &[u8]) {
     });
 }
 
-/// `ozone-conform events` output: every event of a scanned input is one line of valid JSON that says what
-/// the event holds. (There is no reader of these lines in the library yet: this holds the writer to them.)
+/// The event stream `ozone-conform events` writes for a scanned log (a header, one JSON line per event, the
+/// end object with the counters) reads back as `check --events` reads it: the same events, the same counters.
 pub fn event_lines(data: &[u8]) {
     let grammar = embedded();
     let path = "logs/ozone-hadoop-scm-scm1.log";
@@ -160,7 +161,7 @@ pub fn event_lines(data: &[u8]) {
         block_size: crate::input::BLOCK_SIZE,
     };
     let mut events = Vec::new();
-    scan_bytes(
+    let stats = scan_bytes(
         0,
         memory,
         grammar,
@@ -168,29 +169,92 @@ pub fn event_lines(data: &[u8]) {
         |e| events.push(e),
         |_| {},
     );
-    for e in &events {
-        let line = serde_json::to_string(&e.json_line(path)).expect("an event serializes");
-        assert!(
-            !line.contains('\n'),
-            "an event line holds a newline: {line}"
-        );
-        let v: serde_json::Value = serde_json::from_str(&line).expect("an event line is JSON");
-        assert_eq!(v["event"], e.kind.name(), "{line}");
-        assert_eq!(v["thread"], &*e.thread, "{line}");
-        assert_eq!(v["node"].as_str(), e.node.as_deref(), "{line}");
-        assert_eq!(v["source"]["path"], path, "{line}");
-        assert_eq!(v["source"]["line"], e.span.line, "{line}");
-        assert_eq!(v["source"]["byte_offset"], e.span.byte_offset, "{line}");
-        assert_eq!(v["source"]["byte_len"], e.span.byte_len, "{line}");
-        let fields = v["fields"].as_object().expect("fields is an object");
-        assert_eq!(fields.len(), e.fields.len(), "a field was lost: {line}");
-        for (name, value) in &e.fields {
-            let want = serde_json::to_value(value).expect("a value serializes");
-            assert_eq!(fields.get(*name), Some(&want), "field {name}: {line}");
+    let stream = write_stream(&stats, &events, grammar);
+    for line in stream.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        serde_json::from_slice::<serde_json::Value>(line).unwrap_or_else(|e| {
+            panic!(
+                "{e}: not one line of JSON: {}",
+                String::from_utf8_lossy(line)
+            )
+        });
+    }
+    let inputs = read_stream(&stream, grammar)
+        .unwrap_or_else(|e| panic!("the stream `events` writes does not read back: {e}"));
+    assert_eq!(inputs.len(), 1, "one input, one part of the stream");
+    assert_same_input(&inputs[0], &(stats, events));
+}
+
+/// An event stream (`check --events`): an error names a line of the stream (1-based, inside it); a stream
+/// that reads writes back to one that reads the same (decoding loses nothing that encoding needs).
+pub fn event_stream(data: &[u8]) {
+    let grammar = embedded();
+    let lines = data.iter().filter(|&&b| b == b'\n').count() as u64
+        + u64::from(!data.is_empty() && !data.ends_with(b"\n"));
+    let inputs = match read_stream(data, grammar) {
+        Ok(inputs) => inputs,
+        Err(e) => {
+            assert!(
+                (1..=lines).contains(&e.line),
+                "error at line {} of a {lines}-line stream: {e}",
+                e.line
+            );
+            assert!(!e.message.is_empty(), "an error says why");
+            return;
         }
-        if let Some(t) = e.time {
-            assert_eq!(v["time"], t.to_string(), "{line}");
+    };
+    for (stats, events) in &inputs {
+        for e in events {
+            assert!(
+                (e.rule as usize) < grammar.rules.len(),
+                "an event read with rule {} of {}",
+                e.rule,
+                grammar.rules.len()
+            );
         }
+        let again = read_stream(&write_stream(stats, events, grammar), grammar)
+            .unwrap_or_else(|e| panic!("a stream that read, written back, does not read: {e}"));
+        assert_eq!(again.len(), 1, "one input written, one read");
+        assert_same_input(&again[0], &(stats.clone(), events.clone()));
+    }
+}
+
+/// What `ozone-conform events` writes for one input.
+fn write_stream(stats: &InputStats, events: &[Event], grammar: &Grammar) -> Vec<u8> {
+    let mut out = Vec::new();
+    event_stream::write_header(&mut out, &stats.path).expect("writes to memory");
+    for e in events {
+        let rule = &grammar.rules[e.rule as usize].id;
+        serde_json::to_writer(&mut out, &e.json_line(&stats.path, rule))
+            .expect("an event serializes");
+        out.push(b'\n');
+    }
+    event_stream::write_end(&mut out, stats).expect("writes to memory");
+    out
+}
+
+fn read_stream(data: &[u8], grammar: &Grammar) -> Result<Vec<StreamInput>, StreamError> {
+    let rules = grammar
+        .rules
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.id.as_str(), i as u32))
+        .collect();
+    let mut inputs = Vec::new();
+    event_stream::read_one("fuzz.jsonl", &mut &data[..], grammar, &rules, &mut inputs)?;
+    Ok(inputs)
+}
+
+/// The same events and counters, up to what a stream does not carry: which input of a run an event came
+/// from and the node key, which `check` assigns when it merges its inputs.
+fn assert_same_input(got: &StreamInput, want: &StreamInput) {
+    let json = |s: &InputStats| serde_json::to_value(s).expect("counters serialize");
+    assert_eq!(json(&got.0), json(&want.0), "the counters change");
+    assert_eq!(got.1.len(), want.1.len(), "events are lost or added");
+    for (i, (g, w)) in got.1.iter().zip(&want.1).enumerate() {
+        let mut g = g.clone();
+        g.node_key = w.node_key;
+        g.span.input = w.span.input;
+        assert_eq!(&g, w, "event {i} changes");
     }
 }
 
@@ -545,6 +609,57 @@ mod tests {
             event_lines(&bytes);
         }
         assert!(files > 5, "{files} fixture logs");
+    }
+
+    #[test]
+    fn the_streams_of_the_shipped_logs_keep_the_event_stream_contract() {
+        let grammar = embedded();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scenarios");
+        let mut events = 0;
+        for entry in walkdir::WalkDir::new(dir) {
+            let entry = entry.unwrap();
+            if !entry.file_type().is_file() || entry.path().extension().is_none_or(|e| e != "log") {
+                continue;
+            }
+            let path = entry.path().display().to_string();
+            let bytes = std::fs::read(entry.path()).unwrap();
+            let memory = InMemory {
+                path: &path,
+                bytes: &bytes,
+                block_size: crate::input::BLOCK_SIZE,
+            };
+            let mut found = Vec::new();
+            let options = ScanOptions::default();
+            let stats = scan_bytes(0, memory, grammar, &options, |e| found.push(e), |_| {});
+            events += found.len();
+            let stream = write_stream(&stats, &found, grammar);
+            event_stream(&stream);
+            // Cut anywhere, it still reads or fails at one of its lines.
+            for cut in [1, stream.len() / 3, stream.len() / 2, stream.len() - 1] {
+                event_stream(&stream[..cut]);
+            }
+        }
+        assert!(events > 100, "{events} events in the scenario logs");
+    }
+
+    #[test]
+    fn a_bad_stream_fails_at_its_line() {
+        let grammar = embedded();
+        let at = |data: &[u8]| read_stream(data, grammar).err().map(|e| e.line);
+        assert_eq!(at(b"\n\n{\"event\":\"ProcessStarted\"}\n"), Some(3));
+        assert_eq!(at(b"not json"), Some(1));
+        assert_eq!(
+            at(b"{\"stream\":\"ozone-conform-events\",\"version\":9}\n"),
+            Some(1)
+        );
+        assert_eq!(at(b""), None);
+        for data in [
+            &b"\n\n{\"event\":\"ProcessStarted\"}\n"[..],
+            b"not json",
+            b"\xff\n{}",
+        ] {
+            event_stream(data);
+        }
     }
 
     #[test]

@@ -8,11 +8,13 @@ fn replay(target: &str, check: fn(&[u8])) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/fuzz")
         .join(target);
-    let mut inputs: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_file())
-        .collect();
+    // git keeps no empty directory: a target that never broke has none.
+    let entries: Vec<_> = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries.map(|e| e.unwrap().path()).collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => panic!("{}: {e}", dir.display()),
+    };
+    let mut inputs: Vec<_> = entries.into_iter().filter(|p| p.is_file()).collect();
     inputs.sort();
     for path in &inputs {
         let data = std::fs::read(path).unwrap();
@@ -60,4 +62,9 @@ fn itf() {
 #[test]
 fn event_lines() {
     replay("event_lines", contract::event_lines);
+}
+
+#[test]
+fn event_stream() {
+    replay("event_stream", contract::event_stream);
 }

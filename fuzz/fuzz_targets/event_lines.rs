@@ -1,4 +1,4 @@
-//! The JSON lines `ozone-conform events` writes for a scanned log.
+//! The event stream `ozone-conform events` writes for a scanned log, read back as `check --events` reads it.
 //! The contract it asserts is `ozone_conform::contract::event_lines`.
 #![no_main]
 
