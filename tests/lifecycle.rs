@@ -97,7 +97,10 @@ fn a_damaged_key_id_is_rejected_with_its_reason_and_raises_no_alarm() {
     let out = bin().arg("events").arg(&paths[1]).output().unwrap();
     let stream = String::from_utf8(out.stdout).unwrap();
     // Only the input's end object (its `rejected` counters) may name it; no event line does.
-    let event_lines: Vec<&str> = stream.lines().filter(|l| l.starts_with("{\"event\"")).collect();
+    let event_lines: Vec<&str> = stream
+        .lines()
+        .filter(|l| l.starts_with("{\"event\""))
+        .collect();
     assert!(event_lines.len() > 10, "{stream}");
     assert!(
         event_lines.iter().all(|l| !l.contains("3b0e6f1g")),
