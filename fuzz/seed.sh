@@ -7,10 +7,8 @@ cd "$(dirname "$0")/.."
 root=$PWD
 out=fuzz/corpus
 shared=../shared/corpus
-bin=""
-for b in target/release/ozone-conform target/debug/ozone-conform; do
-  [ -x "$b" ] && { bin=$b; break; }
-done
+# The newer of the two builds: a stale one writes another event stream version than the targets read.
+bin=$(ls -t target/release/ozone-conform target/debug/ozone-conform 2>/dev/null | head -n 1 || true)
 [ -n "$bin" ] || { echo "seed.sh: build ozone-conform first (cargo build)" >&2; exit 2; }
 
 # Seeds stay small: libFuzzer mutates faster on short inputs, and a log's first lines hold its layout.

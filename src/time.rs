@@ -127,7 +127,7 @@ pub(crate) fn digits(b: &[u8]) -> Option<u32> {
         if !c.is_ascii_digit() {
             return None;
         }
-        // A run of digits too long for a u32 is no number of a timestamp (and must not wrap into one).
+        // Digits too long for a u32 (a timestamp part, a source line) are no number; never wrap.
         v = v.checked_mul(10)?.checked_add((c - b'0') as u32)?;
     }
     Some(v)
