@@ -99,7 +99,7 @@ pub fn read(streams: &[Source], grammar: &Grammar) -> Result<Vec<StreamInput>, S
 }
 
 /// One stream's inputs, appended to `inputs`.
-fn read_one(
+pub(crate) fn read_one(
     name: &str,
     reader: &mut impl BufRead,
     grammar: &Grammar,

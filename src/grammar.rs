@@ -172,7 +172,7 @@ impl Grammar {
         Grammar::build(rules).map_err(|e| miette::Report::new(*e))
     }
 
-    fn build(rules: Vec<Rule>) -> Result<Grammar, Box<GrammarError>> {
+    pub(crate) fn build(rules: Vec<Rule>) -> Result<Grammar, Box<GrammarError>> {
         let mut by_logger: HashMap<Box<[u8]>, Vec<u32>> = HashMap::default();
         let mut any_logger = Vec::new();
         let mut first = [false; 256];

@@ -14,6 +14,9 @@ macro_rules! say {
 pub mod bugs;
 pub mod check;
 pub mod cli;
+#[doc(hidden)]
+#[allow(clippy::result_large_err)] // trace errors carry their source text, as in crate::tla
+pub mod contract;
 pub mod event;
 pub mod event_stream;
 pub mod grammar;

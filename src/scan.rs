@@ -154,6 +154,8 @@ struct Setup<'a> {
     others: Vec<Layout>,
     grammar: &'a Grammar,
     docker: bool,
+    /// How `primary` was chosen: `detected`, `given` or `none`.
+    from: &'static str,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -212,6 +214,28 @@ struct BlockScan {
 
 fn strip_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+impl<'a> Setup<'a> {
+    /// Detects the layout and docker prefixes from an input's first block (or takes `--layout`).
+    fn new(first_block: &[u8], grammar: &'a Grammar, options: &ScanOptions) -> Setup<'a> {
+        let (primary, docker, from) = detect(first_block, options.layout.as_ref());
+        // A layout given with --layout is the user's word: no fallback to the builtin ones.
+        let others = match options.layout {
+            Some(_) => Vec::new(),
+            None => builtin_layouts()
+                .into_iter()
+                .filter(|l| Some(&l.pattern) != primary.as_ref().map(|p| &p.pattern))
+                .collect(),
+        };
+        Setup {
+            primary,
+            others,
+            grammar,
+            docker,
+            from,
+        }
+    }
 }
 
 impl Setup<'_> {
@@ -514,46 +538,8 @@ pub fn scan_input(
             empty()
         }
     };
-    let (layout, docker, from) = detect(&first.bytes, options.layout.as_ref());
-    // A layout given with --layout is the user's word: no fallback to the builtin ones.
-    let others = match options.layout {
-        Some(_) => Vec::new(),
-        None => builtin_layouts()
-            .into_iter()
-            .filter(|l| Some(&l.pattern) != layout.as_ref().map(|p| &p.pattern))
-            .collect(),
-    };
-    let setup = Setup {
-        primary: layout,
-        others,
-        grammar,
-        docker,
-    };
-    let mut sc = InputScan {
-        input_id,
-        setup: &setup,
-        stats: InputStats {
-            path: path.clone(),
-            layout: setup.primary.as_ref().map(|l| l.name.clone()),
-            pattern: setup.primary.as_ref().map(|l| l.pattern.clone()),
-            layout_from: from.to_string(),
-            docker_prefixes: docker,
-            ..InputStats::default()
-        },
-        streams: HashMap::new(),
-        stream_names: Vec::new(),
-        pending: VecDeque::new(),
-        pending_base: 0,
-        last_stream: Box::default(),
-        lines_before: 0,
-        cli_node: options.node.as_deref().map(Arc::<str>::from),
-        single_jvm: setup.primary.as_ref().is_some_and(|l| l.name == "test"),
-        file_node: source
-            .file_name()
-            .and_then(|n| node::from_file_name(&n))
-            .map(|(host, _)| Arc::<str>::from(host)),
-        stray_lines: 0,
-    };
+    let setup = Setup::new(&first.bytes, grammar, options);
+    let mut sc = InputScan::new(input_id, &setup, path.clone(), source.file_name(), options);
     let first_scan = setup.scan_block(&first);
     sc.fold(&first, first_scan, &mut on_event, &mut on_unparsed);
     let _ = permits.send(first.bytes);
@@ -605,22 +591,133 @@ pub fn scan_input(
             for _ in scan_rx.iter() {}
         });
     }
-    sc.finish(&mut on_event, &mut on_unparsed);
     sc.stats.errors.extend(errors);
-    if sc.stats.records == 0 && sc.stats.lines > 0 && sc.stray_lines == 0 {
-        sc.stats.warnings.push(format!(
-            "{path}: holds only continuation lines ({} line(s): the rest of a record whose first line is in another part, or a truncated file); nothing in it to check",
-            sc.stats.lines
-        ));
-    } else if let (Some(layout), 0, 1..) = (&setup.primary, sc.stats.records, sc.stats.lines) {
-        sc.stats.errors.push(format!(
-            "{path}: the layout `{}` fits no line of this input",
-            layout.pattern
-        ));
-    } else if setup.primary.is_none() && sc.stats.lines > 0 {
-        sc.stats.errors.push(format!("{path}: no known log layout fits this input; pass its log4j ConversionPattern with --layout"));
+    sc.end(&mut on_event, &mut on_unparsed)
+}
+
+/// An input held in memory, for [`scan_bytes`].
+#[derive(Clone, Copy, Debug)]
+pub struct InMemory<'a> {
+    /// The path reports name (its file name may name the node, as a file's does).
+    pub path: &'a str,
+    pub bytes: &'a [u8],
+    /// About how many bytes each folded block holds.
+    pub block_size: usize,
+}
+
+/// Scans an input held in memory on this thread, folding it in newline-aligned blocks of about
+/// `block_size` bytes (a line longer than that is one block). The layout is detected on the first block
+/// [`scan_input`] would read (the first [`input::BLOCK_SIZE`] bytes, up to a newline), so the result is
+/// [`scan_input`]'s whatever `block_size` is: the fuzz targets and tests use it to vary the cuts.
+pub fn scan_bytes(
+    input_id: u32,
+    memory: InMemory<'_>,
+    grammar: &Grammar,
+    options: &ScanOptions,
+    mut on_event: impl FnMut(Event),
+    mut on_unparsed: impl FnMut(&UnparsedLine),
+) -> InputStats {
+    let InMemory {
+        path,
+        bytes,
+        block_size,
+    } = memory;
+    let detect_end = block_end(bytes, 0, input::BLOCK_SIZE);
+    let setup = Setup::new(&bytes[..detect_end], grammar, options);
+    let file_name = std::path::Path::new(path)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    let mut sc = InputScan::new(input_id, &setup, path.to_string(), file_name, options);
+    let mut start = 0;
+    while start < bytes.len() {
+        let end = block_end(bytes, start, block_size.max(1));
+        let block = Block {
+            offset: start as u64,
+            bytes: bytes[start..end].to_vec(),
+            continues_line: false,
+        };
+        let scan = setup.scan_block(&block);
+        sc.fold(&block, scan, &mut on_event, &mut on_unparsed);
+        start = end;
     }
-    sc.stats
+    sc.end(&mut on_event, &mut on_unparsed)
+}
+
+/// Where a block that starts at `start` ends: after the last newline within `size` bytes, or after the
+/// first newline beyond them when a line is longer, or at the end of `bytes`.
+fn block_end(bytes: &[u8], start: usize, size: usize) -> usize {
+    let limit = start.saturating_add(size);
+    if limit >= bytes.len() {
+        return bytes.len();
+    }
+    match memchr::memrchr(b'\n', &bytes[start..limit]) {
+        Some(i) => start + i + 1,
+        None => memchr::memchr(b'\n', &bytes[limit..]).map_or(bytes.len(), |i| limit + i + 1),
+    }
+}
+
+impl<'a> InputScan<'a> {
+    fn new(
+        input_id: u32,
+        setup: &'a Setup<'a>,
+        path: String,
+        file_name: Option<String>,
+        options: &ScanOptions,
+    ) -> InputScan<'a> {
+        InputScan {
+            input_id,
+            setup,
+            stats: InputStats {
+                path,
+                layout: setup.primary.as_ref().map(|l| l.name.clone()),
+                pattern: setup.primary.as_ref().map(|l| l.pattern.clone()),
+                layout_from: setup.from.to_string(),
+                docker_prefixes: setup.docker,
+                ..InputStats::default()
+            },
+            streams: HashMap::new(),
+            stream_names: Vec::new(),
+            pending: VecDeque::new(),
+            pending_base: 0,
+            last_stream: Box::default(),
+            lines_before: 0,
+            cli_node: options.node.as_deref().map(Arc::<str>::from),
+            single_jvm: setup.primary.as_ref().is_some_and(|l| l.name == "test"),
+            file_node: file_name
+                .and_then(|n| node::from_file_name(&n))
+                .map(|(host, _)| Arc::<str>::from(host)),
+            stray_lines: 0,
+        }
+    }
+
+    /// Closes the records still open and says what the input as a whole lacked.
+    fn end(
+        mut self,
+        on_event: &mut impl FnMut(Event),
+        on_unparsed: &mut impl FnMut(&UnparsedLine),
+    ) -> InputStats {
+        self.finish(on_event, on_unparsed);
+        let path = &self.stats.path;
+        if self.stats.records == 0 && self.stats.lines > 0 && self.stray_lines == 0 {
+            let warning = format!(
+                "{path}: holds only continuation lines ({} line(s): the rest of a record whose first line is in another part, or a truncated file); nothing in it to check",
+                self.stats.lines
+            );
+            self.stats.warnings.push(warning);
+        } else if let (Some(layout), 0, 1..) =
+            (&self.setup.primary, self.stats.records, self.stats.lines)
+        {
+            let error = format!(
+                "{path}: the layout `{}` fits no line of this input",
+                layout.pattern
+            );
+            self.stats.errors.push(error);
+        } else if self.setup.primary.is_none() && self.stats.lines > 0 {
+            let error = format!("{path}: no known log layout fits this input; pass its log4j ConversionPattern with --layout");
+            self.stats.errors.push(error);
+        }
+        self.stats
+    }
 }
 
 impl InputScan<'_> {
@@ -659,47 +756,62 @@ impl InputScan<'_> {
                 block.offset + tail.end as u64,
             );
         }
-        for part in &scan.streams {
-            let state = self.streams.entry(part.name.clone()).or_default();
-            let has_record = state.has_record;
-            for l in &part.leading {
-                let text = &block.bytes[l.start as usize..l.end as usize];
-                if has_record {
-                    self.stats.continuation_lines += 1;
-                    let skip = if self.setup.docker {
-                        self.setup.stream_of(text).1
-                    } else {
-                        0
-                    };
-                    let name = part.name.clone();
-                    self.extend_open(&name, &text[skip..], block.offset + l.end as u64);
+        // The lines before each stream's first header in this block, in input order across streams (the
+        // unparsed ones are reported in that order however the input is cut into blocks).
+        let mut leading: Vec<(usize, LineRef)> = scan
+            .streams
+            .iter()
+            .enumerate()
+            .flat_map(|(i, part)| part.leading.iter().map(move |l| (i, *l)))
+            .collect();
+        if scan.streams.len() > 1 {
+            leading.sort_by_key(|(_, l)| l.line_idx);
+        }
+        for (i, l) in leading {
+            let part = &scan.streams[i];
+            let has_record = self
+                .streams
+                .entry(part.name.clone())
+                .or_default()
+                .has_record;
+            let text = &block.bytes[l.start as usize..l.end as usize];
+            if has_record {
+                self.stats.continuation_lines += 1;
+                let skip = if self.setup.docker {
+                    self.setup.stream_of(text).1
                 } else {
-                    let content = &text[if self.setup.docker {
-                        self.setup.stream_of(text).1
-                    } else {
-                        0
-                    }..];
-                    if !looks_like_continuation(content) {
-                        self.stray_lines += 1;
-                    }
-                    let reason = if self.setup.primary.is_none() {
-                        UnparsedReason::NoLayout
-                    } else {
-                        UnparsedReason::classify(content)
-                    };
-                    self.stats.unparsed += 1;
-                    *self.stats.unparsed_by_reason.entry(reason).or_default() += 1;
-                    on_unparsed(&UnparsedLine {
-                        line: base_line + l.line_idx as u64 + 1,
-                        byte_offset: block.offset + l.start as u64,
-                        text: String::from_utf8_lossy(text).into_owned(),
-                        reason,
-                        detail: None,
-                    });
+                    0
+                };
+                let name = part.name.clone();
+                self.extend_open(&name, &text[skip..], block.offset + l.end as u64);
+            } else {
+                let content = &text[if self.setup.docker {
+                    self.setup.stream_of(text).1
+                } else {
+                    0
+                }..];
+                if !looks_like_continuation(content) {
+                    self.stray_lines += 1;
                 }
+                let reason = if self.setup.primary.is_none() {
+                    UnparsedReason::NoLayout
+                } else {
+                    UnparsedReason::classify(content)
+                };
+                self.stats.unparsed += 1;
+                *self.stats.unparsed_by_reason.entry(reason).or_default() += 1;
+                on_unparsed(&UnparsedLine {
+                    line: base_line + l.line_idx as u64 + 1,
+                    byte_offset: block.offset + l.start as u64,
+                    text: String::from_utf8_lossy(text).into_owned(),
+                    reason,
+                    detail: None,
+                });
             }
+        }
+        for part in &scan.streams {
             if part.has_header {
-                let state = self.streams.get_mut(&part.name).expect("inserted above");
+                let state = self.streams.entry(part.name.clone()).or_default();
                 state.has_record = true;
                 if let Some(seq) = state.open.take() {
                     let idx = (seq - self.pending_base) as usize;

@@ -127,7 +127,8 @@ pub(crate) fn digits(b: &[u8]) -> Option<u32> {
         if !c.is_ascii_digit() {
             return None;
         }
-        v = v * 10 + (c - b'0') as u32;
+        // Digits too long for a u32 (a timestamp part, a source line) are no number; never wrap.
+        v = v.checked_mul(10)?.checked_add((c - b'0') as u32)?;
     }
     Some(v)
 }
@@ -159,6 +160,14 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digits_that_overflow_are_no_number() {
+        assert_eq!(digits(b"4294967295"), Some(u32::MAX));
+        assert_eq!(digits(b"4294967296"), None);
+        assert_eq!(digits(b"99999999999999999999"), None);
+        assert_eq!(digits(b"12a"), None);
+    }
 
     #[test]
     fn civil_round_trip() {
