@@ -47,6 +47,12 @@ pub enum InputError {
     #[error("{path}: no such file or directory")]
     #[diagnostic(code(ozone_conform::input::missing))]
     Missing { path: String },
+    #[error("{path}: symlink loop (too many levels of symbolic links)")]
+    #[diagnostic(
+        code(ozone_conform::input::symlink_loop),
+        help("the path's symbolic links point at each other; give the file they should name")
+    )]
+    SymlinkLoop { path: String },
     #[error("the pattern `{pattern}` matches no file")]
     #[diagnostic(code(ozone_conform::input::glob))]
     GlobEmpty { pattern: String },
@@ -125,6 +131,8 @@ pub fn resolve_all(args: &[String], read_once: bool) -> Result<Resolved, InputEr
                     named.push(Source::File(p));
                 }
             }
+        } else if is_symlink_loop(path) {
+            return Err(InputError::SymlinkLoop { path: arg.clone() });
         } else {
             return Err(InputError::Missing { path: arg.clone() });
         }
@@ -140,6 +148,16 @@ pub fn resolve_all(args: &[String], read_once: bool) -> Result<Resolved, InputEr
         skipped,
         rotation,
     })
+}
+
+/// `ELOOP`: `Path::exists` is false for a link cycle too, and "no such file" would send the user looking
+/// for a file that is there (std has no stable `ErrorKind` for it, hence the errno).
+fn is_symlink_loop(path: &Path) -> bool {
+    #[cfg(target_os = "linux")]
+    const ELOOP: i32 = 40;
+    #[cfg(not(target_os = "linux"))]
+    const ELOOP: i32 = 62;
+    std::fs::metadata(path).is_err_and(|e| e.raw_os_error() == Some(ELOOP))
 }
 
 /// Leaves out a file named twice (the same file by its canonical path: passed twice, or inside a directory

@@ -68,15 +68,7 @@ pub enum Found<'a> {
     },
 }
 
-/// A violation already printed, as it was: the timeline it was found in is gone by the next look.
-#[derive(Clone, Debug)]
-pub struct Printed {
-    pub code: &'static str,
-    pub instance: String,
-    pub path: String,
-    pub line: u64,
-    pub message: String,
-}
+pub use crate::render::Printed;
 
 /// How a live check ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

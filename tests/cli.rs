@@ -429,6 +429,33 @@ fn missing_inputs_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+#[cfg(unix)]
+#[test]
+fn a_symlink_loop_is_named_as_one_not_as_a_missing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.log");
+    let b = dir.path().join("b.log");
+    std::os::unix::fs::symlink(&b, &a).unwrap();
+    std::os::unix::fs::symlink(&a, &b).unwrap();
+    for cmd in ["events", "check"] {
+        let out = bin().args([cmd, a.to_str().unwrap()]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("symlink loop"), "{cmd}: {err}");
+        assert!(err.contains(a.to_str().unwrap()), "{cmd}: {err}");
+        assert!(!err.contains("no such file"), "{cmd}: {err}");
+    }
+    // A dangling link is still a missing file.
+    let c = dir.path().join("c.log");
+    std::os::unix::fs::symlink(dir.path().join("gone.log"), &c).unwrap();
+    let out = bin()
+        .args(["events", c.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no such file"));
+}
+
 #[test]
 fn stats_report_layout_records_unparsed_and_events() {
     let out = bin()

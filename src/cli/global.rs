@@ -73,18 +73,19 @@ pub fn command() -> clap::Command {
 }
 
 /// `completions SHELL`: the shell's completion script on stdout.
-pub fn cmd_completions(shell: clap_complete::Shell) -> Result<i32, miette::Report> {
-    let mut out = super::out::stdout();
-    clap_complete::generate(shell, &mut command(), "ozone-conform", &mut out);
+pub fn cmd_completions(
+    shell: clap_complete::Shell,
+    out: &mut dyn Write,
+) -> Result<i32, miette::Report> {
+    clap_complete::generate(shell, &mut command(), "ozone-conform", out);
     out.flush().map_err(super::out_err)?;
     Ok(super::EXIT_OK)
 }
 
 /// `man`: the man page (roff) on stdout.
-pub fn cmd_man() -> Result<i32, miette::Report> {
-    let mut out = super::out::stdout();
+pub fn cmd_man(out: &mut dyn Write) -> Result<i32, miette::Report> {
     clap_mangen::Man::new(command())
-        .render(&mut out)
+        .render(out)
         .map_err(super::out_err)?;
     out.flush().map_err(super::out_err)?;
     Ok(super::EXIT_OK)

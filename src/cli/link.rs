@@ -300,12 +300,41 @@ pub fn cmd_trace(
 pub fn cmd_convert(path: &Path, out_path: Option<&Path>) -> Result<i32, Report> {
     let file = read_trace(path).map_err(Report::from)?;
     let (json, notes) = crate::tla::convert::convert_to_itf(&file);
-    let text = serde_json::to_string_pretty(&json).map_err(|e| out_err(e.into()))?;
-    write_output(out_path, &text)?;
+    drop(file);
+    // Written straight to the output: a pretty-printed copy in memory (and a second with its newline) took
+    // about as much again as the JSON tree.
+    write_json_output(out_path, &json)?;
     for n in notes {
         say!("note: {n}");
     }
     Ok(EXIT_OK)
+}
+
+fn write_json_output(path: Option<&Path>, json: &serde_json::Value) -> Result<(), Report> {
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        serde_json::to_writer_pretty(&mut *w, json)?;
+        writeln!(w)?;
+        w.flush()
+    };
+    match path {
+        Some(p) => {
+            let file = std::fs::File::create(p).map_err(|e| {
+                miette!(
+                    code = "ozone_conform::output",
+                    "cannot write {}: {e}",
+                    p.display()
+                )
+            })?;
+            write(&mut std::io::BufWriter::new(file)).map_err(|e| {
+                miette!(
+                    code = "ozone_conform::output",
+                    "cannot write {}: {e}",
+                    p.display()
+                )
+            })
+        }
+        None => write(&mut std::io::BufWriter::new(crate::cli::out::stdout())).map_err(out_err),
+    }
 }
 
 fn write_output(path: Option<&Path>, text: &str) -> Result<(), Report> {

@@ -334,8 +334,8 @@ pub fn run(cli: Cli) -> Result<i32, Report> {
         Command::Events(args) => cmd_events(&args),
         Command::Stats { inputs, format } => cmd_stats(&inputs, format),
         Command::Grammar { grammar } => cmd_grammar(&grammar),
-        Command::Completions { shell } => global::cmd_completions(shell),
-        Command::Man => global::cmd_man(),
+        Command::Completions { shell } => global::cmd_completions(shell, &mut out::stdout()),
+        Command::Man => global::cmd_man(&mut out::stdout()),
         Command::Lsp { stdio: _ } => Ok(crate::lsp::run()),
         Command::Trace {
             file,

@@ -74,7 +74,7 @@ impl Renderer for JsonLines {
     fn superseded(
         &mut self,
         out: &mut dyn Write,
-        printed: &crate::live::Printed,
+        printed: &super::Printed,
         f: &Found,
     ) -> io::Result<()> {
         line(

@@ -149,7 +149,7 @@ pub trait Renderer {
     fn superseded(
         &mut self,
         out: &mut dyn Write,
-        printed: &crate::live::Printed,
+        printed: &Printed,
         found: &Found,
     ) -> io::Result<()> {
         let at = loc(found.timeline, found.violation.primary);
@@ -334,4 +334,14 @@ mod tests {
         assert_eq!(fnv1a_hex(&["a"]), "af63dc4c8601ec8c");
         assert_ne!(fnv1a_hex(&["ab", "c"]), fnv1a_hex(&["a", "bc"]));
     }
+}
+
+/// A violation already printed, as it was: the timeline it was found in is gone by the next look.
+#[derive(Clone, Debug)]
+pub struct Printed {
+    pub code: &'static str,
+    pub instance: String,
+    pub path: String,
+    pub line: u64,
+    pub message: String,
 }
