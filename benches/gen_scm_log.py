@@ -2,15 +2,19 @@
 """Generate a large, realistic INFO-level SCM daemon log for throughput benchmarks.
 
     python3 benches/gen_scm_log.py --size 1G --out /tmp/scm-large.log
+    python3 benches/gen_scm_log.py --mix dense --size 1G --out /tmp/scm-dense.log
 
 Layout: Ozone's RollingFileAppender pattern `%d{ISO8601} [%t] %p %c: %m%n` (full logger FQCN).
 Content: the leader SCM (scm1) of a 3-SCM / 30-datanode cluster. Almost every line comes from loggers
 no conformance rule reads (Ratis, pipelines, container reports, replication, block deletion, safe mode,
-IPC, node state). About 1 line in 2000 comes from a rule logger (SCMHAManagerImpl, SCMStateMachine,
-SecretKeyStateImpl, LocalSecretKeyStore, ComponentVersionManager), plus occasional stack traces, key
+IPC, node state). About 1 line in 60 comes from a logger some rule listens to (most of them Ratis
+StateMachineUpdater and SCMStateMachine takeSnapshot lines that make no event), plus occasional stack traces, key
 rotations, a step-down with snapshot install, and restarts with STARTUP_MSG banners (graceful ones
 with SIGTERM/SHUTDOWN_MSG, crashes without). Message texts are Ozone / Ratis log templates
 (see /work/shared/research/ozone-log-templates.jsonl and the Ozone source).
+--mix dense is a busy SCM: about 59 % of the lines come from rule loggers (SCMStateMachine takeSnapshot,
+Ratis 3.x StateMachineUpdater snapshot and updateIncreasingly lines) whose messages no rule matches,
+with SegmentedRaftLogWorker segment lines beside them and the usual events.
 
 Speed: one-minute blocks are rendered once from templates (a pool), with two placeholders left in
 the bytes: the "yyyy-MM-dd HH:mm" timestamp prefix and a block counter that prefixes Raft indices.
@@ -80,7 +84,8 @@ HPSR = 'org.apache.hadoop.hdds.scm.safemode.HealthyPipelineSafeModeRule'
 IPC = 'org.apache.hadoop.ipc.Server'
 CQM = 'org.apache.hadoop.ipc.CallQueueManager'
 
-RULE_LOGGERS = (HA, SM, SKS, LSKS, CVM)
+# Loggers some grammar rule listens to (`ozone-conform grammar`), for the generator's own count.
+RULE_LOGGERS = (HA, SM, SKS, LSKS, CVM, SMU, DIV, LE, SIH, STARTER, SNAP, CTX, NM, HBD, RATIS_SRV, SCMM)
 
 # cluster -------------------------------------------------------------------------------------------
 GROUP_UUID = '7c1d4e2a-8b3f-4a6e-b5d2-9f3a1c2b4d5e'
@@ -395,10 +400,30 @@ def rule_snapshot(m, c, ms):
     m.add(ms + 1, SMU_T, 'INFO', SMU, f'{SMU_T}: Took a snapshot at index {PH_B}{k:03d}')
 
 
+def busy_snapshot(m, c, ms):
+    """A busy SCM's takeSnapshot round (Ozone SCMStateMachine.takeSnapshot, Ratis 3.x
+    StateMachineUpdater.takeSnapshot and its RaftLogIndex.updateIncreasingly, SegmentedRaftLogWorker
+    rolling the log): three lines from rule loggers that no rule turns into an event, one from Ratis's
+    log worker (no rule logger)."""
+    r = c.rnd
+    k = ri(r, 100, 899)
+    m.add(ms, SMU_T, 'INFO', SM, f'Current Snapshot Index {PH_B}{k:03d}, takeSnapshot took {ri(r, 2, 40)} ms')
+    m.add(ms + 1, SMU_T, 'INFO', SMU, f'{SMU_T}: Took a snapshot at index {PH_B}{k:03d}')
+    m.add(ms + 1, SMU_T, 'INFO', SMU, f'{SMU_T}: snapshotIndex: updateIncreasingly {PH_B}{k - 1:03d} -> {PH_B}{k:03d}')
+    m.add(ms + 3, LOGW_T, 'INFO', SRLW, f'{LOGW_T}: created new log segment {RATIS_DIR}/log_inprogress_{PH_B}{k + 1:03d}')
+
+
 def normal_minute(c, lines_per_minute):
     m = Minute()
     n = max(100, int(c.rnd.gauss(lines_per_minute, lines_per_minute * 0.15)))
-    fill_noise(m, c, int(n * 0.62))        # a noise event averages ~1.6 lines
+    if c.dense:
+        # About 3/4 of the lines are busy snapshot rounds (3 of their 4 lines from rule loggers), the rest
+        # noise: ~56 % of all lines from rule loggers.
+        for _ in range(int(n * 0.18)):
+            busy_snapshot(m, c, int(c.rnd.random() * 60000))
+        fill_noise(m, c, int(n * 0.15))
+    else:
+        fill_noise(m, c, int(n * 0.62))    # a noise event averages ~1.6 lines
     target = max(0, round(len(m.ev) / 2000 + c.rnd.uniform(-0.5, 0.5)))
     for _ in range(target):
         rule_snapshot(m, c, c.rnd.randrange(60000))
@@ -577,12 +602,16 @@ def main():
     ap.add_argument('--seed', type=int, default=16923)
     ap.add_argument('--start', default='2026-08-23T00:00', help='timestamp of the first minute (yyyy-MM-ddTHH:mm)')
     ap.add_argument('--pool', type=int, default=24, help='distinct minute templates to cycle through (default 24)')
+    ap.add_argument('--mix', choices=('sparse', 'dense'), default='sparse',
+                    help='sparse: about 1 line in 2000 from a rule logger (default); dense: a busy SCM, at '
+                         'least 45%% of the lines from rule loggers that no rule turns into an event')
     ap.add_argument('--lines-per-minute', type=int, default=6000, help='average log lines per minute (default 6000)')
     args = ap.parse_args()
 
     t0 = time.perf_counter()
     rnd = random.Random(args.seed)
     c = Cluster(rnd)
+    c.dense = args.mix == 'dense'
     start = datetime.datetime.strptime(args.start, '%Y-%m-%dT%H:%M')
     st = State(c, start)
 
