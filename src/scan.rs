@@ -542,6 +542,12 @@ pub fn scan_input(
     let mut sc = InputScan::new(input_id, &setup, path.clone(), source.file_name(), options);
     let first_scan = setup.scan_block(&first);
     sc.fold(&first, first_scan, &mut on_event, &mut on_unparsed);
+    // The first block decides the layout for good: when none fits it, every later line is unparsed the same
+    // way. A live input may never end (`cat /dev/urandom | check -`), so it stops at this bounded prefix,
+    // with the error a file of those bytes gets.
+    if setup.primary.is_none() && !first.bytes.is_empty() && input::is_live(source) {
+        ended = true;
+    }
     let _ = permits.send(first.bytes);
 
     if !ended {

@@ -815,3 +815,46 @@ fn a_scenario_directory_with_a_merged_copy_is_not_double_counted() {
         );
     }
 }
+
+/// `cat /dev/urandom | check -`: an endless input that fits no layout ends with the error a file of those
+/// bytes gets, after a bounded prefix (the first block decides the layout for good).
+#[test]
+fn an_endless_pipe_of_garbage_ends_with_the_no_layout_error() {
+    use std::process::Stdio;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ozone-conform"))
+        .args(["check", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // Pseudo-random bytes, written until the reader goes away (a broken pipe ends the writer).
+    let writer = std::thread::spawn(move || {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut written = 0u64;
+        loop {
+            let chunk: Vec<u8> = (0..65_536)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+                .collect();
+            if stdin.write_all(&chunk).is_err() || written > 1 << 30 {
+                return written;
+            }
+            written += chunk.len() as u64;
+        }
+    });
+    let out = child.wait_with_output().unwrap();
+    let written = writer.join().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("-: no known log layout fits this input"),
+        "{err}"
+    );
+    assert!(written < 1 << 30, "read {written} bytes of garbage");
+}
