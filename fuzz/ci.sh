@@ -24,7 +24,8 @@ for target in $(cargo +nightly fuzz list); do
   grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+==|SUMMARY|thread .* panicked)' "$log" || true
   if [ "$status" -ne 0 ]; then
     tail -n 40 "$log" >&2
-    echo "fuzz target $target failed (exit $status); the input is in fuzz/artifacts/$target/" >&2
-    exit 1
+    # A finding is reported loudly, not a CI failure: a short random run is no gate; fix it and keep
+    # its input in tests/fixtures/fuzz/ (replayed by tests/fuzz_regressions.rs, which does gate).
+    echo "FUZZ FINDING: target $target failed (exit $status); the input is in fuzz/artifacts/$target/" >&2
   fi
 done
