@@ -233,12 +233,7 @@ fn write_stream(stats: &InputStats, events: &[Event], grammar: &Grammar) -> Vec<
 }
 
 fn read_stream(data: &[u8], grammar: &Grammar) -> Result<Vec<StreamInput>, StreamError> {
-    let rules = grammar
-        .rules
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.id.as_str(), i as u32))
-        .collect();
+    let rules = event_stream::rule_index(grammar);
     let mut inputs = Vec::new();
     event_stream::read_one("fuzz.jsonl", &mut &data[..], grammar, &rules, &mut inputs)?;
     Ok(inputs)

@@ -73,12 +73,7 @@ pub struct StreamError {
 /// orders log files, ready for [`crate::timeline::from_events`]. Warnings (an input given twice) are in the
 /// kept input's `warnings`.
 pub fn read(streams: &[Source], grammar: &Grammar) -> Result<Vec<StreamInput>, StreamError> {
-    let rules: HashMap<&str, u32> = grammar
-        .rules
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.id.as_str(), i as u32))
-        .collect();
+    let rules = rule_index(grammar);
     let mut inputs: Vec<StreamInput> = Vec::new();
     for stream in streams {
         let name = stream.display();
@@ -99,6 +94,16 @@ pub fn read(streams: &[Source], grammar: &Grammar) -> Result<Vec<StreamInput>, S
 }
 
 /// One stream's inputs, appended to `inputs`.
+/// Each rule's index in `grammar` by its id: how a stream's `rule` names the rule that made an event.
+pub(crate) fn rule_index(grammar: &Grammar) -> HashMap<&str, u32> {
+    grammar
+        .rules
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.id.as_str(), i as u32))
+        .collect()
+}
+
 pub(crate) fn read_one(
     name: &str,
     reader: &mut impl BufRead,
@@ -418,12 +423,7 @@ mod tests {
     }
 
     fn read_bytes(bytes: &[u8], g: &Grammar) -> Result<Vec<StreamInput>, StreamError> {
-        let rules = g
-            .rules
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (r.id.as_str(), i as u32))
-            .collect();
+        let rules = rule_index(g);
         let mut inputs = Vec::new();
         read_one("s.jsonl", &mut &bytes[..], g, &rules, &mut inputs)?;
         Ok(merge(inputs))
