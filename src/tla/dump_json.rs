@@ -112,6 +112,13 @@ pub(crate) fn read_dump(name: &str, text: &str, top: &Spanned) -> Result<Trace, 
         let (n, members) = r.indexed_state(s)?;
         let mut vars = Vec::with_capacity(members.len());
         for (k, v) in members {
+            if vars.iter().any(|(n, _, _): &(String, _, _)| n == k) {
+                return Err(r.err(
+                    v,
+                    format!("variable `{k}` is assigned twice in state {n}"),
+                    "again here",
+                ));
+            }
             vars.push((
                 k.clone(),
                 r.value(v)?,
@@ -259,6 +266,21 @@ mod tests {
         let text = r#"{"vars":["x"],"states":[{"x":1}],"state":[]}"#;
         let t = &read_trace_str("d.json", text.into()).unwrap().traces[0];
         assert_eq!(t.format, TraceFormat::Itf);
+    }
+
+    #[test]
+    fn a_variable_twice_in_a_state_is_an_error_at_the_second() {
+        let text = r#"{"action":[],"state":[[1,{"x":0,"x":1}]]}"#;
+        match read_trace_str("d.json", text.into()).unwrap_err() {
+            TraceError::Itf { span, message, .. } => {
+                assert!(
+                    message.contains("`x` is assigned twice in state 1"),
+                    "{message}"
+                );
+                assert_eq!(span.offset(), text.find(":1}").unwrap() + 1);
+            }
+            e => panic!("{e:?}"),
+        }
     }
 
     #[test]

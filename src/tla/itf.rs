@@ -333,6 +333,15 @@ impl Reader<'_> {
                         }
                     }
                     _ => {
+                        if vars.iter().any(|(n, _, _)| n == key) {
+                            // A JSON reader keeps one of the two; which one is not ours to guess.
+                            return Err(self.err(
+                                v,
+                                format!("variable `{key}` is assigned twice in this state"),
+                                "again here",
+                                HELP,
+                            ));
+                        }
                         let val = self.value(v)?;
                         vars.push((
                             key.clone(),
@@ -802,6 +811,19 @@ mod tests {
         assert!(matches!(e, TraceError::Itf { .. }));
         let e = read_trace_str("t", r##"{"states":[{"x":{"#bigint":"1"}}"##.into()).unwrap_err();
         assert!(matches!(e, TraceError::Truncated { .. }), "{e:?}");
+    }
+
+    #[test]
+    fn a_variable_twice_in_a_state_is_an_error_at_the_second() {
+        // Found by the `itf` fuzz target: the reader kept both, the writer one, so a trace did not read back.
+        let text = r##"{"vars":["x"],"states":[{"x":0,"x":1}]}"##;
+        match read_trace_str("t", text.into()).unwrap_err() {
+            TraceError::Itf { span, message, .. } => {
+                assert!(message.contains("`x` is assigned twice"), "{message}");
+                assert_eq!(span.offset(), text.find(":1}").unwrap() + 1);
+            }
+            e => panic!("{e:?}"),
+        }
     }
 
     #[test]
