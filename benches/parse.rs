@@ -74,6 +74,49 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.finish();
+    bench_generator_mixes(c, &grammar);
+}
+
+/// `events`' scan on `benches/gen_scm_log.py`'s two mixes: sparse (about 1 line in 2,000 from a rule logger)
+/// and dense (over 45 % from rule loggers whose messages no rule turns into an event: the prefilter's case).
+/// `benches/throughput.sh` times the whole command on 1 GB of each.
+fn bench_generator_mixes(c: &mut Criterion, grammar: &Grammar) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = c.benchmark_group("scan_mix");
+    g.sample_size(10);
+    for mix in ["sparse", "dense"] {
+        let path = dir.path().join(format!("ozone-hadoop-scm-{mix}.log"));
+        let generated = std::process::Command::new("python3")
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/benches/gen_scm_log.py"
+            ))
+            .args(["--mix", mix, "--size", "64M", "--out"])
+            .arg(&path)
+            .status();
+        if !generated.is_ok_and(|s| s.success()) {
+            eprintln!("SKIPPED: scan_mix/{mix}: benches/gen_scm_log.py did not run (python3?)");
+            continue;
+        }
+        g.throughput(Throughput::Bytes(std::fs::metadata(&path).unwrap().len()));
+        let source = Source::File(path);
+        g.bench_function(format!("scan_input_{mix}_64MiB"), |b| {
+            b.iter(|| {
+                let mut n = 0u64;
+                let stats = scan_input(
+                    0,
+                    &source,
+                    grammar,
+                    &ScanOptions::default(),
+                    |_| n += 1,
+                    |_| {},
+                );
+                assert!(stats.errors.is_empty(), "{:?}", stats.errors);
+                n
+            })
+        });
+    }
+    g.finish();
 }
 
 /// A synthetic event stream over three SCMs, three datanodes and a Recon: every model reads most events.

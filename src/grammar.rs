@@ -54,6 +54,10 @@ pub struct Rule {
     /// One entry per capture group: the field it fills, or `None` for `{}`.
     captures: Vec<(&'static str, FieldType)>,
     literal_prefix: Vec<u8>,
+    /// The longest space-free literal piece of the template's first line past its prefix: a first line
+    /// without it cannot match, so one memmem search rejects a record before anything is copied. Rules whose
+    /// template starts with a field (`{member}: ...`) have no prefix to check, and their loggers are busy.
+    required: Option<memchr::memmem::Finder<'static>>,
 }
 
 impl Rule {
@@ -88,6 +92,16 @@ impl Rule {
             fields.push((*name, v));
         }
         Ok(Some(fields))
+    }
+
+    /// The cheap test before a match: the literal prefix, then the required piece, on the first line.
+    #[inline]
+    fn may_match(&self, first_line: &[u8]) -> bool {
+        has_literal_prefix(first_line, &self.literal_prefix)
+            && self
+                .required
+                .as_ref()
+                .is_none_or(|f| f.find(first_line).is_some())
     }
 
     fn accepts_level(&self, level: Option<Level>) -> bool {
@@ -240,7 +254,7 @@ impl Grammar {
         let by_logger = self.by_logger.get(logger).is_some_and(|rules| {
             rules
                 .iter()
-                .any(|&i| has_literal_prefix(message, &self.rules[i as usize].literal_prefix))
+                .any(|&i| self.rules[i as usize].may_match(message))
         });
         by_logger || self.wants_message(message)
     }
@@ -252,7 +266,7 @@ impl Grammar {
             Some(&b) if self.any_logger_first_bytes[b as usize] => self
                 .any_logger
                 .iter()
-                .any(|&i| has_literal_prefix(message, &self.rules[i as usize].literal_prefix)),
+                .any(|&i| self.rules[i as usize].may_match(message)),
             _ => false,
         }
     }
@@ -284,7 +298,8 @@ impl Grammar {
         let mut rejected = None;
         for &i in by_logger.iter().chain(any) {
             let rule = &self.rules[i as usize];
-            if !rule.accepts_level(level) || !has_literal_prefix(text, &rule.literal_prefix) {
+            let first_line = text.split(|&b| b == b'\n').next().unwrap_or(text);
+            if !rule.accepts_level(level) || !rule.may_match(first_line) {
                 continue;
             }
             match rule.try_match(text) {
@@ -680,9 +695,22 @@ fn compile(
         regex: compiled.regex,
         captures: compiled.captures,
         literal_prefix: compiled.literal_prefix,
+        required: compiled
+            .required
+            .map(|piece| memchr::memmem::Finder::new(piece.as_bytes()).into_owned()),
     };
     for (sample, soff, slen) in &raw.samples {
+        let first_line = sample.split('\n').next().unwrap_or(sample);
         let why = match rule.try_match(sample.as_bytes()) {
+            // The prefilter must never reject what the template accepts; a sample proves it per rule.
+            Ok(Some(_)) if !rule.may_match(first_line.as_bytes()) => Some((
+                format!(
+                    "sample of rule {} matches its template but not the template's literal parts",
+                    rule.id
+                ),
+                "this is a bug in ozone-conform's prefilter: please report it with the rule"
+                    .to_string(),
+            )),
             Ok(Some(_)) => None,
             Ok(None) => Some((
                 format!(
@@ -709,6 +737,24 @@ struct CompiledTemplate {
     regex: Regex,
     captures: Vec<(&'static str, FieldType)>,
     literal_prefix: Vec<u8>,
+    /// See [`Rule::required`].
+    required: Option<String>,
+}
+
+/// Shortest piece worth a memmem search (`->` of `{task} -> {seq}`); one byte would pass nearly every line.
+const MIN_REQUIRED_PIECE: usize = 2;
+
+/// The longest space-free literal piece of a template's first line that lies past its literal prefix (the
+/// prefix is checked on its own). A space in a template matches a run of spaces, so pieces end at spaces; a
+/// field ends a piece too. `pieces` holds the first line's literal runs between fields, in order.
+fn required_piece(pieces: &[String], prefix_len: usize) -> Option<String> {
+    pieces
+        .iter()
+        .skip(usize::from(prefix_len > 0))
+        .flat_map(|run| run.split(' '))
+        .filter(|p| p.len() >= MIN_REQUIRED_PIECE)
+        .max_by_key(|p| p.len())
+        .map(str::to_string)
 }
 
 fn type_pattern(ty: FieldType) -> &'static str {
@@ -748,6 +794,9 @@ fn compile_template(
     let mut captures = Vec::new();
     let mut literal_prefix = Vec::new();
     let mut in_prefix = true;
+    let mut in_first_line = true;
+    // The first line's literal runs between fields (for `required_piece`).
+    let mut first_line_runs = vec![String::new()];
     let mut seen = Vec::new();
     let b = t.as_bytes();
     let mut i = 0;
@@ -784,6 +833,9 @@ fn compile_template(
                 if is_placeholder {
                     flush_lit(&mut lit, &mut re);
                     in_prefix = false;
+                    if in_first_line {
+                        first_line_runs.push(String::new());
+                    }
                     let span = (off(i), close + 1);
                     if inner.is_empty() || inner == "_" {
                         re.push_str("(?:.*?)");
@@ -863,6 +915,10 @@ fn compile_template(
         // The prefix is checked against a record's first line before its continuation lines are read.
         if c == '\n' {
             in_prefix = false;
+            in_first_line = false;
+        }
+        if in_first_line {
+            first_line_runs.last_mut().expect("never empty").push(c);
         }
         if in_prefix {
             literal_prefix.extend_from_slice(c.to_string().as_bytes());
@@ -897,10 +953,12 @@ fn compile_template(
             "here",
         )
     })?;
+    let required = required_piece(&first_line_runs, literal_prefix.len());
     Ok(CompiledTemplate {
         regex,
         captures,
         literal_prefix,
+        required,
     })
 }
 
@@ -958,6 +1016,11 @@ mod tests {
             assert!(g.wants_logger(logger.as_bytes()), "{logger}");
         }
         assert!(g.wants(
+            b"ha.SCMHAManagerImpl",
+            b"Replaced DB with checkpoint, term: 3, index: 5120"
+        ));
+        // The first line lacks the template's `index:`: it cannot match, and is not copied to try.
+        assert!(!g.wants(
             b"ha.SCMHAManagerImpl",
             b"Replaced DB with checkpoint, term: 3"
         ));
@@ -1030,6 +1093,50 @@ mod tests {
         assert!(g
             .match_record(b"SCMHAManagerImpl", Some(Level::Info), padded)
             .is_some());
+    }
+
+    #[test]
+    fn the_required_piece_is_the_longest_literal_of_the_first_line_past_the_prefix() {
+        let runs = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // `{member}{}: {index_name}: setUnconditionally {from} -> {to}`
+        let r = runs(&["", "", ": ", ": setUnconditionally ", " -> ", ""]);
+        assert_eq!(required_piece(&r, 0).as_deref(), Some("setUnconditionally"));
+        // The prefix is checked by itself: the piece comes from later runs.
+        let r = runs(&[
+            "Leader ",
+            "",
+            " is ready since appliedIndex == startIndex == ",
+            "",
+        ]);
+        assert_eq!(required_piece(&r, 6).as_deref(), Some("appliedIndex"));
+        // Nothing of 2 bytes or more: no search.
+        assert_eq!(required_piece(&runs(&["", ": ", ""]), 0), None);
+    }
+
+    #[test]
+    fn every_embedded_rule_with_a_field_first_has_a_required_piece() {
+        let g = Grammar::embedded().unwrap();
+        for rule in &g.rules {
+            if rule.literal_prefix.is_empty() {
+                assert!(
+                    rule.required.is_some(),
+                    "rule {} has no cheap check",
+                    rule.id
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_busy_logger_line_no_rule_wants_is_rejected_before_matching() {
+        let g = Grammar::embedded().unwrap();
+        let logger = b"org.apache.ratis.server.impl.StateMachineUpdater";
+        let reset = b"2f3c9a10-8d7e-4b6a-9c5d-3e2f1a0b9c8d@group-9F3A1C2B4D5E-StateMachineUpdater: snapshotIndex: setUnconditionally 4300 -> 5120";
+        let taken = b"2f3c9a10-8d7e-4b6a-9c5d-3e2f1a0b9c8d@group-9F3A1C2B4D5E-StateMachineUpdater: snapshotIndex: updateIncreasingly 4300 -> 5120";
+        assert!(g.wants(logger, reset));
+        assert!(g.match_record(logger, Some(Level::Info), reset).is_some());
+        assert!(!g.wants(logger, taken));
+        assert!(g.match_record(logger, Some(Level::Info), taken).is_none());
     }
 
     #[test]
