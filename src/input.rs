@@ -426,7 +426,82 @@ pub fn rotation_base(path: &Path) -> PathBuf {
 
 /// Opens a source, decompressing when it starts with the gzip magic bytes (whatever its name).
 pub fn open(source: &Source) -> io::Result<Box<dyn Read + Send>> {
-    open_with_progress(source, None)
+    open_with_progress(source, None).map(|o| o.reader)
+}
+
+/// An opened input: its bytes, and how its blocks are cut.
+pub struct Opened {
+    pub reader: Box<dyn Read + Send>,
+    pub live: Live,
+}
+
+/// How the block reader cuts an input. A batch input fills whole blocks; a live one (a pipe, a FIFO, a
+/// terminal, a followed file) sends the lines it has as soon as its writer idles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Live {
+    Batch,
+    /// `ready` is the descriptor to poll: while a fast writer (`cat`, `zcat`) is ahead, blocks keep filling
+    /// to full size instead of going out one pipe buffer at a time. `None` (a followed file): a short read
+    /// means the writer idles.
+    Lines {
+        ready: Option<i32>,
+    },
+}
+
+impl Live {
+    /// Are more bytes waiting to be read right now?
+    fn more_waiting(self) -> bool {
+        match self {
+            Live::Lines { ready: Some(fd) } => fd_has_input(fd),
+            _ => false,
+        }
+    }
+}
+
+#[cfg(unix)]
+fn fd_has_input(fd: i32) -> bool {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, a zero timeout; the descriptor is owned by the reader that outlives the call.
+    let n = unsafe { libc::poll(&mut p, 1, 0) };
+    n == 1 && p.revents & libc::POLLIN != 0
+}
+
+#[cfg(not(unix))]
+fn fd_has_input(_fd: i32) -> bool {
+    false
+}
+
+/// A pipe's buffer is 64 KiB by default: a larger one lets a fast writer run ahead between our reads.
+#[cfg(target_os = "linux")]
+fn widen_pipe(fd: i32) {
+    // SAFETY: fcntl on a descriptor we hold; failure (not a pipe, above the system's limit) changes nothing.
+    unsafe {
+        libc::fcntl(fd, libc::F_SETPIPE_SZ, BLOCK_SIZE as libc::c_int);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn widen_pipe(_fd: i32) {}
+
+/// Is this open file a pipe, a FIFO or a character device (a terminal, `/dev/urandom`): bytes that arrive
+/// rather than bytes that are there?
+fn streams_bytes(file: &File) -> bool {
+    file.metadata().is_ok_and(|m| is_stream_type(m.file_type()))
+}
+
+#[cfg(unix)]
+fn is_stream_type(t: std::fs::FileType) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    t.is_fifo() || t.is_char_device() || t.is_socket()
+}
+
+#[cfg(not(unix))]
+fn is_stream_type(_t: std::fs::FileType) -> bool {
+    false
 }
 
 /// Counts the raw (before decompression) bytes read into a progress bar; reads are 256 KiB, so the bar is
@@ -448,12 +523,25 @@ impl<R: Read> Read for Counted<R> {
 pub fn open_with_progress(
     source: &Source,
     progress: Option<&indicatif::ProgressBar>,
-) -> io::Result<Box<dyn Read + Send>> {
-    let raw: Box<dyn Read + Send> = match source {
-        Source::Stdin => Box::new(io::stdin()),
-        Source::File(p) => Box::new(File::open(p)?),
+) -> io::Result<Opened> {
+    let (raw, live): (Box<dyn Read + Send>, Live) = match source {
+        Source::Stdin => (Box::new(io::stdin()), stdin_liveness()),
+        Source::File(p) => {
+            let file = File::open(p)?;
+            let live = if streams_bytes(&file) {
+                pipe_liveness(&file)
+            } else {
+                Live::Batch
+            };
+            (Box::new(file), live)
+        }
         // A followed file is read as it is; gzip does not grow.
-        Source::Follow(p) => return Ok(Box::new(FollowReader::open(p)?)),
+        Source::Follow(p) => {
+            return Ok(Opened {
+                reader: Box::new(FollowReader::open(p)?),
+                live: Live::Lines { ready: None },
+            })
+        }
     };
     let raw: Box<dyn Read + Send> = match progress {
         Some(bar) => Box::new(Counted {
@@ -464,16 +552,54 @@ pub fn open_with_progress(
     };
     let mut buf = BufReader::with_capacity(256 * 1024, raw);
     let head = buf.fill_buf()?;
-    if head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b {
-        Ok(Box::new(MultiGzDecoder::new(buf)))
+    let reader: Box<dyn Read + Send> = if head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+        Box::new(MultiGzDecoder::new(buf))
     } else {
-        Ok(Box::new(buf))
+        Box::new(buf)
+    };
+    Ok(Opened { reader, live })
+}
+
+#[cfg(unix)]
+fn pipe_liveness(file: &File) -> Live {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    widen_pipe(fd);
+    Live::Lines { ready: Some(fd) }
+}
+
+#[cfg(not(unix))]
+fn pipe_liveness(_file: &File) -> Live {
+    Live::Lines { ready: None }
+}
+
+/// Stdin is live unless it is a regular file (`check - < FILE`), which is read like a named one.
+#[cfg(unix)]
+fn stdin_liveness() -> Live {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    let fd = io::stdin().as_raw_fd();
+    // SAFETY: borrowed only to ask for its type; ManuallyDrop keeps stdin open.
+    let file = std::mem::ManuallyDrop::new(unsafe { File::from_raw_fd(fd) });
+    match file.metadata() {
+        Ok(m) if m.is_file() => Live::Batch,
+        _ => pipe_liveness(&file),
     }
 }
 
-/// Is this source live: a pipe or a followed file, whose blocks should go out as soon as lines arrive?
+#[cfg(not(unix))]
+fn stdin_liveness() -> Live {
+    Live::Lines { ready: None }
+}
+
+/// Is this source live: a pipe, a FIFO or a followed file, whose lines are checked as they arrive (and whose
+/// verdicts a signal may end)? A regular file is not, even on stdin.
 pub fn is_live(source: &Source) -> bool {
-    matches!(source, Source::Stdin | Source::Follow(_))
+    match source {
+        Source::Follow(_) => true,
+        Source::Stdin => stdin_liveness() != Live::Batch,
+        // stat, not open: opening a FIFO waits for its writer, and closing it again would end the writer's pipe.
+        Source::File(p) => std::fs::metadata(p).is_ok_and(|m| is_stream_type(m.file_type())),
+    }
 }
 
 /// Reads a file as it grows, like `tail -F`: at its end it waits and reads on; when the path names a new
@@ -574,8 +700,15 @@ fn block(seq: u64, offset: u64, bytes: Vec<u8>, continues_line: bool) -> BlockMe
 pub fn spawn_block_reader(
     mut reader: Box<dyn Read + Send>,
     in_flight: usize,
-    live: bool,
+    liveness: Live,
 ) -> (Receiver<BlockMessage>, SyncSender<Vec<u8>>) {
+    let live = liveness != Live::Batch;
+    // A pollable pipe can be asked for a whole block per read: fewer reads, less contention on the pipe
+    // with a fast writer. Without a poll, a read as big as the pipe's buffer tells a full pipe from an idle one.
+    let read_limit = match liveness {
+        Live::Lines { ready: Some(_) } => BLOCK_SIZE,
+        _ => LIVE_READ,
+    };
     let (tx, rx) = channel();
     let (permit_tx, permit_rx) = sync_channel::<Vec<u8>>(in_flight);
     for _ in 0..in_flight {
@@ -607,7 +740,7 @@ pub fn spawn_block_reader(
                     break;
                 };
                 let read = if live {
-                    read_some(&mut reader, &mut buf, need)
+                    read_some(&mut reader, &mut buf, need.min(read_limit))
                 } else {
                     (&mut reader).take(need as u64).read_to_end(&mut buf)
                 };
@@ -621,7 +754,7 @@ pub fn spawn_block_reader(
                         break;
                     }
                     Ok(n) => {
-                        let drained = n < need.min(LIVE_READ);
+                        let drained = n < need.min(read_limit) && !liveness.more_waiting();
                         if live && drained && memchr::memchr(b'\n', &buf[buf.len() - n..]).is_some()
                         {
                             break;
@@ -670,10 +803,10 @@ pub fn spawn_block_reader(
 /// writer is idle, so the lines so far go out.
 const LIVE_READ: usize = 64 * 1024;
 
-/// One `read` call of at most `limit` (and [`LIVE_READ`]) bytes appended to `buf` (retrying on EINTR).
+/// One `read` call of at most `limit` bytes appended to `buf` (retrying on EINTR).
 fn read_some(reader: &mut dyn Read, buf: &mut Vec<u8>, limit: usize) -> io::Result<usize> {
     let start = buf.len();
-    buf.resize(start + limit.min(LIVE_READ), 0);
+    buf.resize(start + limit, 0);
     loop {
         match reader.read(&mut buf[start..]) {
             Ok(n) => {
@@ -806,7 +939,7 @@ mod tests {
     }
 
     fn blocks_of(data: Vec<u8>) -> Vec<Block> {
-        let (rx, permits) = spawn_block_reader(Box::new(io::Cursor::new(data)), 2, false);
+        let (rx, permits) = spawn_block_reader(Box::new(io::Cursor::new(data)), 2, Live::Batch);
         let mut out = Vec::new();
         for (seq, b) in rx {
             assert_eq!(seq, out.len() as u64);
@@ -884,7 +1017,8 @@ mod tests {
     #[test]
     fn a_live_reader_sends_each_complete_line_without_waiting_for_a_full_block() {
         let (feed, chunks) = std::sync::mpsc::channel();
-        let (rx, permits) = spawn_block_reader(Box::new(Chunks(chunks)), 2, true);
+        let (rx, permits) =
+            spawn_block_reader(Box::new(Chunks(chunks)), 2, Live::Lines { ready: None });
         feed.send(b"first line\nsecond ".to_vec()).unwrap();
         let (_, b) = rx
             .recv_timeout(std::time::Duration::from_secs(5))

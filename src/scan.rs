@@ -497,8 +497,8 @@ pub fn scan_input(
     mut on_unparsed: impl FnMut(&UnparsedLine),
 ) -> InputStats {
     let path = source.display();
-    let reader = match input::open_with_progress(source, options.progress.as_ref()) {
-        Ok(r) => r,
+    let opened = match input::open_with_progress(source, options.progress.as_ref()) {
+        Ok(o) => o,
         Err(e) => {
             return InputStats {
                 path: path.clone(),
@@ -509,7 +509,8 @@ pub fn scan_input(
         }
     };
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let (rx, permits) = input::spawn_block_reader(reader, workers * 3, input::is_live(source));
+    let live = opened.live != input::Live::Batch;
+    let (rx, permits) = input::spawn_block_reader(opened.reader, workers * 3, opened.live);
     let mut errors = Vec::new();
     let read_error = |offset: u64, e: std::io::Error| {
         let what = if e.kind() == std::io::ErrorKind::UnexpectedEof {
@@ -545,7 +546,7 @@ pub fn scan_input(
     // The first block decides the layout for good: when none fits it, every later line is unparsed the same
     // way. A live input may never end (`cat /dev/urandom | check -`), so it stops at this bounded prefix,
     // with the error a file of those bytes gets.
-    if setup.primary.is_none() && !first.bytes.is_empty() && input::is_live(source) {
+    if setup.primary.is_none() && !first.bytes.is_empty() && live {
         ended = true;
     }
     let _ = permits.send(first.bytes);

@@ -427,3 +427,47 @@ fn a_late_input_with_an_earlier_violation_supersedes_the_first_printed() {
         .collect();
     assert_eq!(types, ["\"verdict\""], "{rest:?}");
 }
+
+/// A FIFO named on the command line (`mkfifo f; producer > f & check f`) is read like a pipe on stdin: its
+/// violation is reported while its writer still holds it open, and the verdicts follow when the writer closes.
+#[cfg(unix)]
+#[test]
+fn a_fifo_named_as_a_path_is_checked_as_it_goes() {
+    let (name, lines) = violating_test_output();
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join(&name);
+    let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ozone-conform"))
+        .args(["check", "--format", "concise"])
+        .arg(&fifo)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = lines_of(&mut child);
+    // Opening for writing waits until the check opens the FIFO for reading.
+    let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    for l in &lines[..180] {
+        writer.write_all(l.as_bytes()).unwrap();
+    }
+    writer.flush().unwrap();
+    let first = out
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the violation is reported while the FIFO's writer is still open");
+    assert!(
+        first.contains(&name) && first.contains(VIOLATION),
+        "{first}"
+    );
+    for l in &lines[180..] {
+        writer.write_all(l.as_bytes()).unwrap();
+    }
+    drop(writer);
+    let rest: Vec<String> = out.iter().collect();
+    assert!(
+        rest.iter()
+            .any(|l| l == "ozone-conform: scm-secret-keys: violated: 4 violation(s)"),
+        "{rest:?}"
+    );
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+}
