@@ -299,18 +299,16 @@ pub fn cmd_trace(
 /// `ozone-conform convert FILE --to itf [-o OUT]`.
 pub fn cmd_convert(path: &Path, out_path: Option<&Path>) -> Result<i32, Report> {
     let file = read_trace(path).map_err(Report::from)?;
-    let (json, notes) = crate::tla::convert::convert_to_itf(&file);
-    drop(file);
-    // Written straight to the output: a pretty-printed copy in memory (and a second with its newline) took
-    // about as much again as the JSON tree.
-    write_json_output(out_path, &json)?;
+    // Each state's JSON is built while it is written: the whole JSON tree took many times the trace.
+    let (docs, notes) = crate::tla::convert::itf_documents(&file);
+    write_json_output(out_path, &docs)?;
     for n in notes {
         say!("note: {n}");
     }
     Ok(EXIT_OK)
 }
 
-fn write_json_output(path: Option<&Path>, json: &serde_json::Value) -> Result<(), Report> {
+fn write_json_output(path: Option<&Path>, json: &impl serde::Serialize) -> Result<(), Report> {
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
         serde_json::to_writer_pretty(&mut *w, json)?;
         writeln!(w)?;

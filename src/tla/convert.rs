@@ -8,12 +8,39 @@
 //! stuttering, action modules and lines, model values' encoding), are written under `#meta` (the
 //! `x-ozone-conform` object and the `description` text) and returned as notes.
 
-use super::itf::to_itf_with_notes;
+use super::itf::{itf_document, ItfDocument};
 use super::trace::TraceFile;
 use serde_json::Value;
 
 /// The ITF form of `file`, and notes on what the conversion could not carry over exactly.
 pub fn convert_to_itf(file: &TraceFile) -> (Value, Vec<String>) {
+    let (docs, notes) = itf_documents(file);
+    let value = serde_json::to_value(&docs).expect("ITF documents are plain JSON");
+    (value, notes)
+}
+
+/// What [`convert_to_itf`] gives, as documents that build each state's JSON only while they are written:
+/// `convert` streams them to its output (`serde_json::to_writer_pretty`), in the same bytes.
+pub enum ItfDocuments<'a> {
+    One(ItfDocument<'a>),
+    /// A `-continue` run's traces: a JSON array.
+    Many(Vec<ItfDocument<'a>>),
+    /// A file without traces (never read as one): `null`.
+    None,
+}
+
+impl serde::Serialize for ItfDocuments<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ItfDocuments::One(d) => d.serialize(ser),
+            ItfDocuments::Many(ds) => ds.serialize(ser),
+            ItfDocuments::None => ser.serialize_unit(),
+        }
+    }
+}
+
+/// [`ItfDocuments`] for `file`, and notes on what the conversion could not carry over exactly.
+pub fn itf_documents(file: &TraceFile) -> (ItfDocuments<'_>, Vec<String>) {
     let mut notes = Vec::new();
     let several = file.traces.len() > 1;
     if several {
@@ -31,7 +58,7 @@ pub fn convert_to_itf(file: &TraceFile) -> (Value, Vec<String>) {
         } else {
             String::new()
         };
-        let (v, written) = to_itf_with_notes(t);
+        let (v, written) = itf_document(t);
         if let Some(v) = &t.violation {
             notes.push(format!(
                 "{prefix}ITF has no field for the violation ({:?}: {}); it is kept in #meta.x-ozone-conform",
@@ -56,12 +83,12 @@ pub fn convert_to_itf(file: &TraceFile) -> (Value, Vec<String>) {
         notes.extend(written.into_iter().map(|n| format!("{prefix}{n}")));
         out.push(v);
     }
-    let value = if several {
-        Value::Array(out)
+    let docs = if several {
+        ItfDocuments::Many(out)
     } else {
-        out.pop().unwrap_or(Value::Null)
+        out.pop().map_or(ItfDocuments::None, ItfDocuments::One)
     };
-    (value, notes)
+    (docs, notes)
 }
 
 #[cfg(test)]

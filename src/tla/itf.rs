@@ -629,32 +629,88 @@ pub fn to_itf(trace: &Trace) -> Value {
 
 /// [`to_itf`], and notes on what may not read back as it was.
 pub fn to_itf_with_notes(trace: &Trace) -> (Value, Vec<String>) {
+    let (doc, notes) = itf_document(trace);
+    let value = serde_json::to_value(&doc).expect("an ITF document is plain JSON");
+    (value, notes)
+}
+
+/// The trace as an ITF document that builds each state's JSON only while it is written
+/// (`serde_json::to_writer(w, &doc)`): the JSON tree of a long trace is many times the trace itself. It
+/// serializes exactly as [`to_itf`]'s value does (members in `serde_json::Map`'s sorted order).
+pub struct ItfDocument<'a> {
+    trace: &'a Trace,
+    /// Every top-level member but `states`.
+    head: Map<String, Value>,
+}
+
+impl serde::Serialize for ItfDocument<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = ser.serialize_map(Some(self.head.len() + 1))?;
+        let mut states_written = false;
+        for (k, v) in &self.head {
+            if !states_written && k.as_str() > "states" {
+                map.serialize_entry("states", &ItfStates(self.trace))?;
+                states_written = true;
+            }
+            map.serialize_entry(k, v)?;
+        }
+        if !states_written {
+            map.serialize_entry("states", &ItfStates(self.trace))?;
+        }
+        map.end()
+    }
+}
+
+struct ItfStates<'a>(&'a Trace);
+
+impl serde::Serialize for ItfStates<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = ser.serialize_seq(Some(self.0.states.len()))?;
+        // The notes were collected when the document was made.
+        let mut notes = Vec::new();
+        for (k, s) in self.0.states.iter().enumerate() {
+            seq.serialize_element(&state_to_itf(k, s, &mut notes))?;
+            notes.clear();
+        }
+        seq.end()
+    }
+}
+
+/// One state as an ITF object: `#meta` (index, action) and its variables.
+fn state_to_itf(k: usize, s: &TraceState, notes: &mut Vec<String>) -> Value {
+    let mut meta = Map::new();
+    meta.insert("index".into(), json!(k));
+    if let Some(a) = &s.action {
+        meta.insert("action".into(), json!(a.name));
+        if let Some(m) = &a.module {
+            meta.insert("actionModule".into(), json!(m));
+        }
+        if let Some(l) = a.line {
+            meta.insert("actionLine".into(), json!(l));
+        }
+    }
+    if s.number != k + 1 {
+        notes.push(format!(
+            "state {} is written as ITF state index {k}",
+            s.number
+        ));
+    }
+    let mut obj = Map::new();
+    obj.insert("#meta".into(), Value::Object(meta));
+    for (n, v, _) in &s.vars {
+        obj.insert(n.clone(), value_to_itf(v, notes));
+    }
+    Value::Object(obj)
+}
+
+/// [`ItfDocument`] for `trace`, and the notes on what may not read back as it was. The notes go in the
+/// document's `#meta`, written before the states, so this first pass converts each state and drops it.
+pub fn itf_document(trace: &Trace) -> (ItfDocument<'_>, Vec<String>) {
     let mut notes: Vec<String> = Vec::new();
-    let mut states = Vec::with_capacity(trace.states.len());
     for (k, s) in trace.states.iter().enumerate() {
-        let mut meta = Map::new();
-        meta.insert("index".into(), json!(k));
-        if let Some(a) = &s.action {
-            meta.insert("action".into(), json!(a.name));
-            if let Some(m) = &a.module {
-                meta.insert("actionModule".into(), json!(m));
-            }
-            if let Some(l) = a.line {
-                meta.insert("actionLine".into(), json!(l));
-            }
-        }
-        if s.number != k + 1 {
-            notes.push(format!(
-                "state {} is written as ITF state index {k}",
-                s.number
-            ));
-        }
-        let mut obj = Map::new();
-        obj.insert("#meta".into(), Value::Object(meta));
-        for (n, v, _) in &s.vars {
-            obj.insert(n.clone(), value_to_itf(v, &mut notes));
-        }
-        states.push(Value::Object(obj));
+        drop(state_to_itf(k, s, &mut notes));
     }
     if trace
         .states
@@ -705,11 +761,10 @@ pub fn to_itf_with_notes(trace: &Trace) -> (Value, Vec<String>) {
     let mut top = Map::new();
     top.insert("#meta".into(), Value::Object(meta));
     top.insert("vars".into(), json!(trace.variables()));
-    top.insert("states".into(), Value::Array(states));
     if let Some(l) = trace.back_to_state {
         top.insert("loop".into(), json!(l));
     }
-    (Value::Object(top), notes)
+    (ItfDocument { trace, head: top }, notes)
 }
 
 fn has_model_value(v: &TlaValue) -> bool {
