@@ -384,8 +384,8 @@ fn assert_same_trace(a: &Trace, b: &Trace, what: &str) {
             "{what}: action of state {}",
             x.number
         );
-        let xv: Vec<(&String, &TlaValue)> = x.vars.iter().map(|(n, v, _)| (n, v)).collect();
-        let yv: Vec<(&String, &TlaValue)> = y.vars.iter().map(|(n, v, _)| (n, v)).collect();
+        let xv: Vec<(&str, &TlaValue)> = x.vars.iter().map(|(n, v, _)| (&**n, &**v)).collect();
+        let yv: Vec<(&str, &TlaValue)> = y.vars.iter().map(|(n, v, _)| (&**n, &**v)).collect();
         assert_eq!(xv, yv, "{what}: state {}", x.number);
     }
     assert_eq!(a.violation, b.violation, "{what}");
@@ -773,7 +773,7 @@ proptest! {
         let nvars = states[0].1.len();
         for (k, (action, vals)) in states.iter().enumerate() {
             let vars = (0..nvars)
-                .map(|i| (format!("v{i}"), vals.get(i).cloned().unwrap_or(TlaValue::Bool(true)), (0, 0).into()))
+                .map(|i| (format!("v{i}").into(), vals.get(i).cloned().unwrap_or(TlaValue::Bool(true)).into(), (0, 0).into()))
                 .collect();
             t.states.push(TraceState {
                 number: k + 1,

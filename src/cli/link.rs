@@ -70,7 +70,7 @@ fn model_of(trace: &Trace, named: Option<Bug>) -> Result<Bug, String> {
     let mut vars: Vec<&str> = trace
         .states
         .first()
-        .map(|s| s.vars.iter().map(|(n, _, _)| n.as_str()).collect())
+        .map(|s| s.vars.iter().map(|(n, _, _)| &**n).collect())
         .unwrap_or_default();
     vars.sort_unstable();
     for b in &BUGS {

@@ -301,7 +301,7 @@ pub fn to_trace<M: Mirror>(
             vars: M::VARIABLES
                 .iter()
                 .zip(mirror.to_tla(s))
-                .map(|(n, v)| (n.to_string(), v, empty))
+                .map(|(n, v)| ((*n).into(), std::sync::Arc::new(v), empty))
                 .collect(),
             span: empty,
         })

@@ -75,7 +75,7 @@ fn values_in_mirror_order<M: Mirror>(
     if let Some((extra, _, _)) = state
         .vars
         .iter()
-        .find(|(n, _, _)| !M::VARIABLES.contains(&n.as_str()))
+        .find(|(n, _, _)| !M::VARIABLES.contains(&&**n))
     {
         return Err(diverge(format!(
             "the trace has a variable `{extra}` that module {} does not declare",
@@ -112,7 +112,7 @@ fn first_difference<M: Mirror>(
     let span = trace.states[index]
         .vars
         .iter()
-        .find(|(n, _, _)| n == name)
+        .find(|(n, _, _)| &**n == name)
         .map(|(_, _, s)| *s)
         .unwrap_or(trace.states[index].span);
     Some((

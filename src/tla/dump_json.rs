@@ -13,11 +13,12 @@
 
 use super::json::{Json, Spanned};
 use super::trace::{
-    source, span_in, ActionLabel, Trace, TraceError, TraceFormat, TraceState, TraceViolation,
-    ViolationKind,
+    source, span_in, ActionLabel, StateVar, Trace, TraceError, TraceFormat, TraceState,
+    TraceViolation, ViolationKind,
 };
 use super::value::TlaValue;
 use num_bigint::BigInt;
+use std::sync::Arc;
 
 const HELP: &str = "-dumpTrace json writes {\"action\": [[[1, {..}], {\"name\": ..}, [2, {..}]], ..], \"state\": [[1, {..}], ..]}";
 
@@ -110,9 +111,9 @@ pub(crate) fn read_dump(name: &str, text: &str, top: &Spanned) -> Result<Trace, 
         .unwrap_or_default();
     for s in states {
         let (n, members) = r.indexed_state(s)?;
-        let mut vars = Vec::with_capacity(members.len());
+        let mut vars: Vec<StateVar> = Vec::with_capacity(members.len());
         for (k, v) in members {
-            if vars.iter().any(|(n, _, _): &(String, _, _)| n == k) {
+            if vars.iter().any(|(n, _, _)| &**n == k.as_str()) {
                 return Err(r.err(
                     v,
                     format!("variable `{k}` is assigned twice in state {n}"),
@@ -120,18 +121,20 @@ pub(crate) fn read_dump(name: &str, text: &str, top: &Spanned) -> Result<Trace, 
                 ));
             }
             vars.push((
-                k.clone(),
-                r.value(v)?,
+                k.as_str().into(),
+                Arc::new(r.value(v)?),
                 span_in(text, v.span.start, v.span.end - v.span.start),
             ));
         }
         if !order.is_empty() {
-            vars.sort_by_key(|(k, _, _)| order.iter().position(|o| o == k).unwrap_or(usize::MAX));
+            vars.sort_by_key(|(k, _, _)| {
+                order.iter().position(|o| *o == &**k).unwrap_or(usize::MAX)
+            });
         }
         if t.states.iter().any(|s| s.number == n) {
             return Err(r.err(s, format!("state {n} appears twice"), "again here"));
         }
-        t.states.push(TraceState {
+        t.push_state(TraceState {
             number: n,
             action: None,
             vars,

@@ -22,6 +22,7 @@ use super::trace::{
 use super::value::TlaValue;
 use num_bigint::BigInt;
 use serde_json::{json, Map, Value};
+use std::sync::Arc;
 
 /// The suffix the writer gives TLC model values (an uninterpreted type named `MODEL`).
 pub const MODEL_SUFFIX: &str = "_OF_MODEL";
@@ -370,10 +371,13 @@ impl Reader<'_> {
                     var_order.iter().position(|v| v == n).unwrap_or(usize::MAX)
                 });
             }
-            t.states.push(TraceState {
+            t.push_state(TraceState {
                 number: k + 1,
                 action,
-                vars,
+                vars: vars
+                    .into_iter()
+                    .map(|(n, v, span)| (n.into(), Arc::new(v), span))
+                    .collect(),
                 span: span_in(self.text, s.span.start, s.span.end - s.span.start),
             });
         }
@@ -700,7 +704,7 @@ fn state_to_itf(k: usize, s: &TraceState, notes: &mut Vec<String>) -> Value {
     let mut obj = Map::new();
     obj.insert("#meta".into(), Value::Object(meta));
     for (n, v, _) in &s.vars {
-        obj.insert(n.clone(), value_to_itf(v, notes));
+        obj.insert(n.to_string(), value_to_itf(v, notes));
     }
     Value::Object(obj)
 }
@@ -893,7 +897,8 @@ mod tests {
             }),
             vars: vec![(
                 "f".into(),
-                TlaValue::function([(TlaValue::model("s1"), TlaValue::set([TlaValue::int(7)]))]),
+                TlaValue::function([(TlaValue::model("s1"), TlaValue::set([TlaValue::int(7)]))])
+                    .into(),
                 (0, 0).into(),
             )],
             span: (0, 0).into(),

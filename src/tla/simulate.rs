@@ -62,7 +62,7 @@ pub fn read_simulate(name: &str, text: &str) -> Result<Trace, TraceError> {
             .unwrap_or(label_end);
         let vars = parse_block(name, text, eq, body_end)?;
         let end = label_start + text[label_start..body_end].trim_end().len();
-        t.states.push(TraceState {
+        t.push_state(TraceState {
             number: n,
             action: None,
             vars,

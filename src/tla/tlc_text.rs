@@ -8,11 +8,11 @@
 
 use super::tla_expr::{self, is_identifier};
 use super::trace::{
-    expr_error, source, span_in, syntax_error, ActionLabel, Trace, TraceError, TraceFormat,
-    TraceState, TraceViolation, ViolationKind,
+    expr_error, source, span_in, syntax_error, ActionLabel, StateVar, Trace, TraceError,
+    TraceFormat, TraceState, TraceViolation, ViolationKind,
 };
 use regex::Regex;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 struct Line<'a> {
     start: usize,
@@ -385,7 +385,7 @@ pub fn read_tlc_output(name: &str, text: &str) -> Result<Vec<Trace>, TraceError>
                     b.located_labels = true;
                 }
                 let t = b.cur_for_state(n);
-                t.states.push(TraceState {
+                t.push_state(TraceState {
                     number: n,
                     action,
                     vars,
@@ -438,7 +438,7 @@ pub(crate) fn parse_block(
     text: &str,
     start: usize,
     end: usize,
-) -> Result<Vec<(String, super::value::TlaValue, miette::SourceSpan)>, TraceError> {
+) -> Result<Vec<StateVar>, TraceError> {
     let block = &text[start..end];
     if block.trim().is_empty() {
         return Ok(Vec::new());
@@ -467,7 +467,7 @@ pub(crate) fn parse_block(
             "each variable of a state is printed as `/\\ name = value`",
         ));
     }
-    let mut vars: Vec<(String, super::value::TlaValue, miette::SourceSpan)> = Vec::new();
+    let mut vars: Vec<StateVar> = Vec::new();
     for (k, &cs) in starts.iter().enumerate() {
         let ce = starts.get(k + 1).copied().unwrap_or(end);
         let mut pos = cs;
@@ -517,7 +517,7 @@ pub(crate) fn parse_block(
                 "a value ends where the next `/\\ ` line, a blank line or the state's end begins",
             ));
         }
-        if vars.iter().any(|(n, _, _)| n == var) {
+        if vars.iter().any(|(n, _, _)| &**n == var) {
             return Err(syntax_error(
                 name,
                 text,
@@ -528,7 +528,7 @@ pub(crate) fn parse_block(
                 "a state assigns each variable once",
             ));
         }
-        vars.push((var.to_string(), value, span_in(text, cs, vend - cs)));
+        vars.push((var.into(), Arc::new(value), span_in(text, cs, vend - cs)));
     }
     Ok(vars)
 }

@@ -44,6 +44,12 @@ pub struct ActionLabel {
     pub line: Option<u32>,
 }
 
+/// One variable of one state: its name, its value, the span of its text. Name and value are shared with the
+/// previous state where they are the same ([`Trace::push_state`]): TLC prints every variable of every state
+/// and most do not change from one state to the next, so a long trace holds each distinct value about once,
+/// not once per state (a 100 MB TLC output would otherwise take more than ten times its size).
+pub type StateVar = (Arc<str>, Arc<TlaValue>, SourceSpan);
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct TraceState {
     /// As the trace numbers it (1-based).
@@ -51,7 +57,7 @@ pub struct TraceState {
     /// `None` for `<Initial predicate>`, simulate dumps, and ITF states without an action.
     pub action: Option<ActionLabel>,
     /// In trace order; the span covers the variable's text (for TLC, the whole `/\ x = v`).
-    pub vars: Vec<(String, TlaValue, SourceSpan)>,
+    pub vars: Vec<StateVar>,
     /// The whole state's text.
     pub span: SourceSpan,
 }
@@ -60,8 +66,25 @@ impl TraceState {
     pub fn var(&self, name: &str) -> Option<&TlaValue> {
         self.vars
             .iter()
-            .find(|(n, _, _)| n == name)
-            .map(|(_, v, _)| v)
+            .find(|(n, _, _)| &**n == name)
+            .map(|(_, v, _)| &**v)
+    }
+
+    /// Makes this state's names and unchanged values the `previous` state's own (same `Arc`).
+    fn share_with(&mut self, previous: &TraceState) {
+        for (k, (name, value, _)) in self.vars.iter_mut().enumerate() {
+            // Readers keep one variable order, so the same index is nearly always the same variable.
+            let before = match previous.vars.get(k) {
+                Some(p) if p.0 == *name => Some(p),
+                _ => previous.vars.iter().find(|p| p.0 == *name),
+            };
+            if let Some((p_name, p_value, _)) = before {
+                *name = Arc::clone(p_name);
+                if Arc::ptr_eq(p_value, value) || **p_value == **value {
+                    *value = Arc::clone(p_value);
+                }
+            }
+        }
     }
 }
 
@@ -117,12 +140,20 @@ impl Trace {
         self.states.get(state)?.var(name)
     }
 
+    /// Appends `state`, sharing its names and unchanged values with the state before it.
+    pub fn push_state(&mut self, mut state: TraceState) {
+        if let Some(previous) = self.states.last() {
+            state.share_with(previous);
+        }
+        self.states.push(state);
+    }
+
     /// Every variable name, in order of first appearance.
     pub fn variables(&self) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();
         for s in &self.states {
             for (n, _, _) in &s.vars {
-                if !out.contains(&n.as_str()) {
+                if !out.contains(&&**n) {
                     out.push(n);
                 }
             }
@@ -143,10 +174,10 @@ impl Trace {
         let Some(first) = self.states.first() else {
             return;
         };
-        let names: Vec<&str> = first.vars.iter().map(|(n, _, _)| n.as_str()).collect();
+        let names: Vec<&str> = first.vars.iter().map(|(n, _, _)| &**n).collect();
         let mut odd = Vec::new();
         for s in &self.states[1..] {
-            let mut these: Vec<&str> = s.vars.iter().map(|(n, _, _)| n.as_str()).collect();
+            let mut these: Vec<&str> = s.vars.iter().map(|(n, _, _)| &**n).collect();
             let mut want = names.clone();
             these.sort_unstable();
             want.sort_unstable();
@@ -366,5 +397,40 @@ pub(crate) fn expr_error(name: &str, text: &str, e: super::tla_expr::ExprError) 
             label,
             "values are read as TLC prints them: {..}, <<..>>, [f |-> v], (k :> v @@ ..), \"strings\", integers, TRUE/FALSE, model values",
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::read::read_trace_str;
+    use super::*;
+
+    const THREE_STATES: &str = "TLC2 Version 2.18\nError: Invariant Inv is violated.\nError: The behavior up to this point is:\nState 1: <Initial predicate>\n/\\ x = 0\n/\\ s = {n1, n2}\n\nState 2: <Inc line 6, col 11 to line 6, col 53 of module Demo>\n/\\ x = 1\n/\\ s = {n1, n2}\n\nState 3: <Drop line 7, col 11 to line 7, col 53 of module Demo>\n/\\ s = {n1}\n/\\ x = 1\n\n";
+
+    #[test]
+    fn a_state_shares_names_and_unchanged_values_with_the_state_before_it() {
+        let trace = read_trace_str("t", THREE_STATES.to_string())
+            .unwrap()
+            .traces
+            .remove(0);
+        let [one, two, three] = &trace.states[..] else {
+            panic!("three states expected, got {}", trace.states.len());
+        };
+        let (x1, s1, x2, s2) = (&one.vars[0], &one.vars[1], &two.vars[0], &two.vars[1]);
+        assert!(
+            Arc::ptr_eq(&x1.0, &x2.0) && Arc::ptr_eq(&s1.0, &s2.0),
+            "names shared"
+        );
+        assert!(Arc::ptr_eq(&s1.1, &s2.1), "the unchanged `s` is one value");
+        assert!(
+            !Arc::ptr_eq(&x1.1, &x2.1),
+            "the changed `x` is its own value"
+        );
+        // State 3 prints the variables in another order: found by name, not by position.
+        let (s3, x3) = (&three.vars[0], &three.vars[1]);
+        assert!(Arc::ptr_eq(&x3.1, &x2.1), "`x` unchanged from state 2");
+        assert!(!Arc::ptr_eq(&s3.1, &s2.1));
+        assert_eq!(three.var("s").unwrap().to_string(), "{n1}");
+        assert_eq!(trace.var(1, "x").unwrap().as_i64(), Some(1));
     }
 }
