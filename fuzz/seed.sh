@@ -18,6 +18,8 @@ mkdir -p "$out"/{scan,layout_pattern,grammar_file,tlc_text,simulate,dump_json,it
 put() { # put TARGET NAME < bytes
   local dest="$out/$1/$(printf '%s' "$2" | tr '/ ' '__')"
   head -c "$max" > "$dest"
+  # Read the rest: a writer cut off by head dies of SIGPIPE, which pipefail makes this script's failure.
+  cat > /dev/null
 }
 
 logs() {
