@@ -19,6 +19,7 @@ pub mod cli;
 pub mod contract;
 pub mod event;
 pub mod event_stream;
+pub mod excerpt;
 pub mod grammar;
 pub mod input;
 pub mod layout;

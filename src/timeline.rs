@@ -6,6 +6,7 @@
 //! events whose predecessors are done, takes the earliest clock first.
 
 use crate::event::{Event, NodeSource};
+use crate::excerpt::{self, Excerpt};
 use crate::grammar::Grammar;
 use crate::input::Source;
 use crate::lifecycle::{LifeStep, Lifecycle};
@@ -14,6 +15,7 @@ use crate::value::Value;
 use crate::vocab::{Component, EventKind};
 use petgraph::graph::{DiGraph, NodeIndex};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
@@ -350,6 +352,27 @@ pub fn from_events(
 }
 
 impl Timeline {
+    /// The first line of event `index`'s record, as a report shows it: the event's own, or read back from its
+    /// input file ([`crate::excerpt`]), or the note that the file no longer holds it.
+    pub fn excerpt(&self, index: usize) -> Excerpt<'_> {
+        let e = &self.events[index];
+        let message_offset = e.message_offset as usize;
+        if let Some(text) = &e.excerpt {
+            return Excerpt {
+                text: Cow::Borrowed(text),
+                message_offset,
+            };
+        }
+        self.inputs
+            .get(e.span.input as usize)
+            .and_then(|s| s.read_back.as_deref())
+            .and_then(|path| excerpt::read_back(path, e.span.byte_offset, e.excerpt_hash))
+            .map_or_else(Excerpt::unavailable, |text| Excerpt {
+                text: Cow::Owned(text),
+                message_offset,
+            })
+    }
+
     /// Is the order of events `a` and `b` (indices in the merged order) fixed by the logs themselves, or only
     /// by clocks that may be skewed?
     pub fn order_is_certain(&self, a: usize, b: usize) -> bool {
@@ -732,7 +755,7 @@ fn drop_repeated_records(inputs: &mut [InputStats], per_input: &mut [Vec<Event>]
             let mut h = rustc_hash::FxHasher::default();
             e.time.map(|t| t.millis).hash(&mut h);
             e.thread.hash(&mut h);
-            e.excerpt.hash(&mut h);
+            e.excerpt_hash.hash(&mut h);
             match seen.entry((e.node.clone(), h.finish())) {
                 std::collections::hash_map::Entry::Occupied(o) => {
                     from.insert(*o.get());
