@@ -21,6 +21,7 @@ pub mod event;
 pub mod event_stream;
 pub mod excerpt;
 pub mod grammar;
+pub mod happens_before;
 pub mod input;
 pub mod layout;
 pub mod lifecycle;
