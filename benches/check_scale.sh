@@ -3,7 +3,8 @@
 # cluster (benches/gen_event_dense.py: the healthy scenario fixtures' event records repeated with time moving
 # forward and fresh ids) of 150 MB, 300 MB, 600 MB and 1.2 GB, times `ozone-conform events` and `check` on
 # the same directory with /usr/bin/time -v and prints one row per size: events s, check s, their ratio,
-# check's peak RSS, and how much check's time grew from the size before (x per doubling).
+# the peak RSS of both, how much check's time grew from the size before (x per doubling), and the 1-minute
+# load average when the size was done.
 #
 #   benches/check_scale.sh [SIZES...]        # default: 150M 300M 600M 1200M
 #
@@ -56,11 +57,12 @@ for size in "${SIZES[@]}"; do
     growth="-"
     [[ -n "$prev" ]] && growth=$(awk -v a="$ck_s" -v b="$prev" 'BEGIN { printf "%.2fx", (b > 0 ? a / b : 0) }')
     prev="$ck_s"
-    rows+=("$(awk -v sz="$size" -v by="$bytes" -v es="$ev_s" -v cs="$ck_s" -v kb="$ck_kb" -v ekb="$ev_kb" -v g="$growth" \
-        'BEGIN { printf "| %s (%.0f MB) | %.2f | %.2f | %.2f | %.0f | %.0f | %s |", sz, by / 1e6, es, cs, (es > 0 ? cs / es : 0), kb / 1024, ekb / 1024, g }')")
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    rows+=("$(awk -v sz="$size" -v by="$bytes" -v es="$ev_s" -v cs="$ck_s" -v kb="$ck_kb" -v ekb="$ev_kb" -v g="$growth" -v ld="$load" \
+        'BEGIN { printf "| %s (%.0f MB) | %.2f | %.2f | %.2f | %.0f | %.0f | %s | %s |", sz, by / 1e6, es, cs, (es > 0 ? cs / es : 0), kb / 1024, ekb / 1024, g, ld }')")
     echo "== $size done; load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 done
-echo "| size | events s | check s | check/events | check RSS MiB | events RSS MiB | check growth per doubling |"
-echo "|---|---|---|---|---|---|---|"
+echo "| size | events s | check s | check/events | check RSS MiB | events RSS MiB | check growth per doubling | load (1 min) |"
+echo "|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

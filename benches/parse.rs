@@ -245,7 +245,8 @@ fn synthetic_timeline(n: usize) -> ozone_conform::timeline::Timeline {
                 byte_offset: i as u64 * 100,
                 byte_len: 99,
             },
-            excerpt: thread.clone(),
+            excerpt_hash: ozone_conform::excerpt::hash(&thread),
+            excerpt: Some(thread.clone()),
             message_offset: 0,
         });
     }

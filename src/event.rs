@@ -53,9 +53,14 @@ pub struct Event {
     pub thread: Arc<str>,
     pub fields: Vec<(&'static str, Value)>,
     pub span: Span,
-    /// The record's first line as logged (capped at 2000 bytes), for diagnostics.
-    pub excerpt: Arc<str>,
-    /// Byte offset of the message in `excerpt` (after the layout's header).
+    /// The record's first line as logged (capped at [`crate::excerpt::MAX_EXCERPT`] bytes), for diagnostics;
+    /// `None` when a check of a plain file reads it back from the file for the report that shows it
+    /// ([`crate::excerpt`]).
+    pub excerpt: Option<Arc<str>>,
+    /// [`crate::excerpt::hash`] of the first line: repeated records are told by it, and a line read back is
+    /// shown only if it is still this one.
+    pub excerpt_hash: u64,
+    /// Byte offset of the message in the excerpt (after the layout's header).
     pub message_offset: u32,
 }
 
@@ -133,7 +138,7 @@ impl Serialize for EventLine<'_> {
                 span: e.span,
             },
         )?;
-        st.serialize_field("excerpt", &*e.excerpt)?;
+        st.serialize_field("excerpt", e.excerpt.as_deref().unwrap_or(""))?;
         st.serialize_field("message_offset", &e.message_offset)?;
         st.end()
     }

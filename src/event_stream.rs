@@ -341,7 +341,8 @@ fn decode_event(
             byte_offset: source.byte_offset,
             byte_len: source.byte_len,
         },
-        excerpt: Arc::from(excerpt),
+        excerpt_hash: crate::excerpt::hash(&excerpt),
+        excerpt: Some(Arc::from(excerpt)),
         message_offset,
     })
 }

@@ -433,6 +433,8 @@ pub fn open(source: &Source) -> io::Result<Box<dyn Read + Send>> {
 pub struct Opened {
     pub reader: Box<dyn Read + Send>,
     pub live: Live,
+    /// Decompressed: its byte offsets are not the file's.
+    pub gzip: bool,
 }
 
 /// How the block reader cuts an input. A batch input fills whole blocks; a live one (a pipe, a FIFO, a
@@ -540,6 +542,7 @@ pub fn open_with_progress(
             return Ok(Opened {
                 reader: Box::new(FollowReader::open(p)?),
                 live: Live::Lines { ready: None },
+                gzip: false,
             })
         }
     };
@@ -552,12 +555,13 @@ pub fn open_with_progress(
     };
     let mut buf = BufReader::with_capacity(256 * 1024, raw);
     let head = buf.fill_buf()?;
-    let reader: Box<dyn Read + Send> = if head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+    let gzip = head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b;
+    let reader: Box<dyn Read + Send> = if gzip {
         Box::new(MultiGzDecoder::new(buf))
     } else {
         Box::new(buf)
     };
-    Ok(Opened { reader, live })
+    Ok(Opened { reader, live, gzip })
 }
 
 #[cfg(unix)]

@@ -440,6 +440,7 @@ impl<W: Write> Server<W> {
             layout: None,
             node: None,
             progress: None,
+            read_back: false,
         };
         let timeline =
             crate::timeline::build(&sources, grammar, &options, self.max_skew_ms, &|_, _| {});
@@ -601,7 +602,12 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 fn message_range(timeline: &Timeline, index: usize) -> Range {
     let e = &timeline.events[index];
     let line = e.span.line.saturating_sub(1).min(u32::MAX as u64) as u32;
-    let text = e.excerpt.trim_end_matches(['\r', '\n']);
+    // The LSP scans the editor's buffer, whose lines every event keeps.
+    let text = e
+        .excerpt
+        .as_deref()
+        .unwrap_or_default()
+        .trim_end_matches(['\r', '\n']);
     let start = utf16_len(&text[..floor_char_boundary(text, e.message_offset as usize)]);
     let end = utf16_len(text);
     Range::new(Position::new(line, start), Position::new(line, end))

@@ -122,6 +122,10 @@ pub struct InputStats {
     /// What the user should know but that does not stop the check (repeated records, a part with no record).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The file whose records' first lines are read back for reports, when its events keep none
+    /// ([`ScanOptions::read_back`]).
+    #[serde(skip)]
+    pub read_back: Option<std::path::PathBuf>,
     /// Records left out because they repeat an earlier record of the same node (replayed once).
     #[serde(skip_serializing_if = "is_zero")]
     pub repeated_records: u64,
@@ -146,6 +150,9 @@ pub struct ScanOptions {
     pub node: Option<String>,
     /// A progress bar advanced by the bytes read (`check` on a terminal).
     pub progress: Option<indicatif::ProgressBar>,
+    /// Events of a plain file keep no excerpt: a report reads the lines it shows back from the file
+    /// ([`crate::excerpt`]). Inputs that cannot be read again keep theirs.
+    pub read_back: bool,
 }
 
 /// The layouts an input may use and the grammar to match; shared by every block.
@@ -187,15 +194,14 @@ struct Candidate {
     rejected: Option<Rejected>,
 }
 
-/// Longest first line kept for diagnostics.
-const MAX_EXCERPT: usize = 2000;
+use crate::excerpt::MAX_EXCERPT;
 
 /// A record's first line as the excerpt diagnostics show (lossy UTF-8, at most [`MAX_EXCERPT`] bytes) and
 /// where its message starts in that text. The offset is counted in the excerpt, not in the raw bytes: each
 /// invalid byte before the message (a thread name in another encoding) becomes a 3-byte U+FFFD.
 fn excerpt_and_message_offset(raw: &[u8], message_at: usize) -> (Arc<str>, u32) {
     let cut = raw.len().min(MAX_EXCERPT);
-    let excerpt = String::from_utf8_lossy(&raw[..cut]);
+    let excerpt = crate::excerpt::of_line(raw);
     let mut offset = match std::str::from_utf8(&raw[..message_at.min(cut)]) {
         Ok(valid) => valid.len(),
         Err(_) => String::from_utf8_lossy(&raw[..message_at.min(cut)]).len(),
@@ -431,6 +437,10 @@ struct InputScan<'a> {
     single_jvm: bool,
     /// Lines before any record that do not look like the rest of a record (a stack trace, a wrapped message).
     stray_lines: u64,
+    /// Do events keep their excerpt, or is it read back from the file ([`ScanOptions::read_back`])?
+    keep_excerpts: bool,
+    /// Thread and node names, shared by the events that carry them.
+    interned: rustc_hash::FxHashSet<Arc<str>>,
 }
 
 /// Does this line look like the continuation of a record whose first line is elsewhere: a stack frame, a
@@ -559,6 +569,13 @@ pub fn scan_input(
     };
     let setup = Setup::new(&first.bytes, grammar, options);
     let mut sc = InputScan::new(input_id, &setup, path.clone(), source.file_name(), options);
+    // Only a plain file read whole from its start can be read again where its records are.
+    if let (true, Source::File(p), input::Live::Batch, false) =
+        (options.read_back, source, opened.live, opened.gzip)
+    {
+        sc.keep_excerpts = false;
+        sc.stats.read_back = Some(p.clone());
+    }
     let first_scan = setup.scan_block(&first);
     sc.fold(&first, first_scan, &mut on_event, &mut on_unparsed);
     // The first block decides the layout for good: when none fits it, every later line is unparsed the same
@@ -712,6 +729,8 @@ impl<'a> InputScan<'a> {
                 .and_then(|n| node::from_file_name(&n))
                 .map(|(host, _)| Arc::<str>::from(host)),
             stray_lines: 0,
+            keep_excerpts: true,
+            interned: Default::default(),
         }
     }
 
@@ -941,6 +960,18 @@ impl InputScan<'_> {
         }
     }
 
+    /// One copy of each thread and node name per input: a long log names a few hundred threads millions of
+    /// times.
+    fn intern(&mut self, s: Arc<str>) -> Arc<str> {
+        match self.interned.get(&s) {
+            Some(kept) => kept.clone(),
+            None => {
+                self.interned.insert(s.clone());
+                s
+            }
+        }
+    }
+
     fn make_event(&mut self, c: Candidate) -> Event {
         let Candidate {
             stream,
@@ -980,7 +1011,7 @@ impl InputScan<'_> {
             (Some(n.clone()), Some(NodeSource::Banner))
         } else {
             match node::from_thread(&thread, &[]) {
-                Some((n, from)) => (Some(n), Some(from)),
+                Some((n, from)) => (Some(self.intern(n)), Some(from)),
                 None => (None, None),
             }
         };
@@ -993,9 +1024,10 @@ impl InputScan<'_> {
             node_from,
             time,
             level,
-            thread,
+            thread: self.intern(thread),
             fields: m.fields,
-            excerpt: first_line,
+            excerpt_hash: crate::excerpt::hash(&first_line),
+            excerpt: self.keep_excerpts.then_some(first_line),
             message_offset,
             span: Span {
                 input: self.input_id,

@@ -6,7 +6,9 @@
 //! events whose predecessors are done, takes the earliest clock first.
 
 use crate::event::{Event, NodeSource};
+use crate::excerpt::{self, Excerpt};
 use crate::grammar::Grammar;
+use crate::happens_before::HappensBefore;
 use crate::input::Source;
 use crate::lifecycle::{LifeStep, Lifecycle};
 use crate::scan::{scan_input, InputStats, ScanOptions, UnparsedLine};
@@ -14,6 +16,7 @@ use crate::value::Value;
 use crate::vocab::{Component, EventKind};
 use petgraph::graph::{DiGraph, NodeIndex};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
@@ -57,8 +60,8 @@ pub struct Timeline {
     pub inputs: Vec<InputStats>,
     /// Events in the merged order.
     pub events: Vec<Event>,
-    /// For each event (same index), its index in the happens-before graph.
-    graph: DiGraph<(), ()>,
+    /// The happens-before graph, in the merged order.
+    happens_before: HappensBefore,
     /// The service each node runs (`scm`, `datanode`, `recon`, `om`), where the logs tell.
     pub services: rustc_hash::FxHashMap<Arc<str>, Component>,
     /// Every node, indexed by `Event::node_key`.
@@ -118,6 +121,8 @@ pub fn scan_all(
                 |e| events.push(e),
                 |u| on_unparsed(&path, u),
             );
+            // A vector grown by doubling holds up to twice its events.
+            events.shrink_to_fit();
             (stats, events)
         })
         .collect();
@@ -178,10 +183,10 @@ pub fn from_events(
     // The happens-before graph: each node's order within an input (a test-output input's whole order), the
     // rotated files of one node after each other, then causal facts.
     let total: usize = per_input.iter().map(Vec::len).sum();
-    let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(total, total * 2);
-    let mut all: Vec<Event> = Vec::with_capacity(total);
+    // About one edge per event: its predecessor on its node; causal edges are few.
+    let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(total, total + total / 8);
     let mut last_of_node: HashMap<Option<Arc<str>>, NodeIndex> = HashMap::new();
-    for (input, events) in per_input.into_iter().enumerate() {
+    for (input, events) in per_input.iter().enumerate() {
         let one_chain = test_output.get(input).copied().unwrap_or(false);
         let mut prev_of_node: HashMap<Option<Arc<str>>, NodeIndex> = HashMap::new();
         let mut prev: Option<NodeIndex> = None;
@@ -203,13 +208,20 @@ pub fn from_events(
             }
             prev_of_node.insert(e.node.clone(), ix);
             prev = Some(ix);
-            all.push(e);
         }
         for (node, ix) in prev_of_node {
             if node.is_some() {
                 last_of_node.insert(node, ix);
             }
         }
+    }
+    // One list of all events, grown from the first input's: a large vector grows in place, so no second copy
+    // of every event is held while they are gathered.
+    let mut inputs_events = per_input.into_iter();
+    let mut all: Vec<Event> = inputs_events.next().unwrap_or_default();
+    all.reserve_exact(total - all.len());
+    for events in inputs_events {
+        all.extend(events);
     }
     add_causal_edges(&all, &mut graph);
 
@@ -258,30 +270,26 @@ pub fn from_events(
         order.extend(rest);
     }
     // Re-index events and graph into the merged order.
-    let mut position = vec![0usize; all.len()];
+    let mut position = vec![0u32; all.len()];
     for (pos, &i) in order.iter().enumerate() {
-        position[i] = pos;
+        position[i] = pos as u32;
     }
-    let mut merged_graph: DiGraph<(), ()> = DiGraph::with_capacity(all.len(), graph.edge_count());
-    for _ in 0..all.len() {
-        merged_graph.add_node(());
-    }
-    for edge in graph.raw_edges() {
-        merged_graph.add_edge(
-            NodeIndex::new(position[edge.source().index()]),
-            NodeIndex::new(position[edge.target().index()]),
-            (),
-        );
-    }
+    let edges: Vec<(u32, u32)> = graph
+        .raw_edges()
+        .iter()
+        .map(|e| (position[e.source().index()], position[e.target().index()]))
+        .collect();
+    drop(graph);
+    let happens_before = HappensBefore::new(all.len(), &edges);
+    drop(edges);
     let skew_warnings = skew_warnings
         .into_iter()
-        .map(|(a, b)| (position[a], position[b]))
+        .map(|(a, b)| (position[a] as usize, position[b] as usize))
         .collect();
-    let mut slots: Vec<Option<Event>> = all.into_iter().map(Some).collect();
-    let mut events: Vec<Event> = order
-        .iter()
-        .map(|&i| slots[i].take().expect("each event once"))
-        .collect();
+    drop(position);
+    let mut events = all;
+    put_in_order(&mut events, &mut order);
+    drop(order);
     // Models key their state by a small integer per node rather than by name.
     let mut node_names: Vec<Arc<str>> = Vec::new();
     let mut keys: HashMap<Arc<str>, u32> = HashMap::new();
@@ -337,7 +345,7 @@ pub fn from_events(
         life,
         inputs,
         events,
-        graph: merged_graph,
+        happens_before,
         services,
         node_names,
         service_by_key,
@@ -350,6 +358,27 @@ pub fn from_events(
 }
 
 impl Timeline {
+    /// The first line of event `index`'s record, as a report shows it: the event's own, or read back from its
+    /// input file ([`crate::excerpt`]), or the note that the file no longer holds it.
+    pub fn excerpt(&self, index: usize) -> Excerpt<'_> {
+        let e = &self.events[index];
+        let message_offset = e.message_offset as usize;
+        if let Some(text) = &e.excerpt {
+            return Excerpt {
+                text: Cow::Borrowed(text),
+                message_offset,
+            };
+        }
+        self.inputs
+            .get(e.span.input as usize)
+            .and_then(|s| s.read_back.as_deref())
+            .and_then(|path| excerpt::read_back(path, e.span.byte_offset, e.excerpt_hash))
+            .map_or_else(Excerpt::unavailable, |text| Excerpt {
+                text: Cow::Owned(text),
+                message_offset,
+            })
+    }
+
     /// Is the order of events `a` and `b` (indices in the merged order) fixed by the logs themselves, or only
     /// by clocks that may be skewed?
     pub fn order_is_certain(&self, a: usize, b: usize) -> bool {
@@ -367,12 +396,7 @@ impl Timeline {
             }
         }
         let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-        petgraph::algo::has_path_connecting(
-            &self.graph,
-            NodeIndex::new(lo),
-            NodeIndex::new(hi),
-            None,
-        )
+        self.happens_before.reaches(lo, hi)
     }
 
     pub fn service_of(&self, node: &str) -> Option<Component> {
@@ -417,6 +441,24 @@ impl Timeline {
             .get(input as usize)
             .copied()
             .unwrap_or(false)
+    }
+}
+
+/// Moves `events[order[k]]` to place `k`, in place (a second copy of every event would double the merge's
+/// peak memory): each cycle of the permutation is followed once. `order` is used up.
+fn put_in_order<T>(events: &mut [T], order: &mut [usize]) {
+    for start in 0..order.len() {
+        let mut at = start;
+        // `order[at] == at` marks a place already filled.
+        while order[at] != at {
+            let from = order[at];
+            order[at] = at;
+            if from == start {
+                break;
+            }
+            events.swap(at, from);
+            at = from;
+        }
     }
 }
 
@@ -724,16 +766,18 @@ fn drop_repeated_story(
 /// copytruncate rotation's overlap.
 fn drop_repeated_records(inputs: &mut [InputStats], per_input: &mut [Vec<Event>]) {
     use std::hash::{Hash, Hasher};
-    let mut seen: HashMap<(Option<Arc<str>>, u64), u32> = HashMap::new();
+    // Keyed by one hash of node, time, thread and line: a map entry per event, so it is kept small.
+    let mut seen: rustc_hash::FxHashMap<u64, u32> = Default::default();
     for (i, events) in per_input.iter_mut().enumerate() {
         let mut from: std::collections::BTreeSet<u32> = Default::default();
         let before = events.len();
         events.retain(|e| {
             let mut h = rustc_hash::FxHasher::default();
+            e.node.hash(&mut h);
             e.time.map(|t| t.millis).hash(&mut h);
             e.thread.hash(&mut h);
-            e.excerpt.hash(&mut h);
-            match seen.entry((e.node.clone(), h.finish())) {
+            e.excerpt_hash.hash(&mut h);
+            match seen.entry(h.finish()) {
                 std::collections::hash_map::Entry::Occupied(o) => {
                     from.insert(*o.get());
                     false
@@ -1171,6 +1215,73 @@ mod tests {
         assert_eq!(tl.events[0].kind, EventKind::ScmBecameLeader);
         assert_eq!(tl.events[1].kind, EventKind::CheckpointInstalled);
         assert!(tl.order_is_certain(0, 1));
+    }
+
+    /// A batch check of a plain file keeps no lines and reads them back; gzip keeps its own; a file changed
+    /// since it was read gives the unavailable note, never another line.
+    #[test]
+    fn excerpts_are_read_back_from_plain_files_only_while_unchanged() {
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/scenarios/scm-secret-keys/violating/ozone-hadoop-scm-scm3.log"
+        );
+        let text = std::fs::read_to_string(fixture).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("ozone-hadoop-scm-scm3.log");
+        std::fs::write(&plain, &text).unwrap();
+        let gz = dir.path().join("ozone-hadoop-scm-scm2.log.gz");
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut enc, text.as_bytes()).unwrap();
+        std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+        let sources = vec![Source::File(plain.clone()), Source::File(gz)];
+        let options = ScanOptions {
+            read_back: true,
+            ..ScanOptions::default()
+        };
+        let grammar = Grammar::embedded().unwrap();
+        let tl = build(
+            &sources,
+            &grammar,
+            &options,
+            DEFAULT_MAX_SKEW_MS,
+            &|_, _| {},
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        let (mut plain_events, mut gz_events) = (0, 0);
+        for i in 0..tl.events.len() {
+            let e = &tl.events[i];
+            let logged = lines[e.span.line as usize - 1];
+            if e.span.input == 0 {
+                plain_events += 1;
+                assert_eq!(e.excerpt, None);
+            } else {
+                gz_events += 1;
+                assert_eq!(e.excerpt.as_deref(), Some(logged));
+            }
+            let shown = tl.excerpt(i);
+            assert_eq!(shown.text, logged);
+            assert_eq!(shown.message_offset, e.message_offset as usize);
+        }
+        assert!(plain_events > 10 && gz_events > 10);
+        // Rotated: the name now holds another log, its lines shifted by one.
+        std::fs::write(&plain, format!("x\n{text}")).unwrap();
+        for i in (0..tl.events.len()).filter(|&i| tl.events[i].span.input == 0) {
+            assert_eq!(tl.excerpt(i), crate::excerpt::Excerpt::unavailable());
+        }
+    }
+
+    #[test]
+    fn events_are_put_in_order_in_place() {
+        // Place k takes the element at order[k]: cycles (0 2 1), a fixed point 3, a swap (4 5).
+        let mut v = vec!['a', 'b', 'c', 'd', 'e', 'f'];
+        let mut order = vec![2, 0, 1, 3, 5, 4];
+        put_in_order(&mut v, &mut order);
+        assert_eq!(v, ['c', 'a', 'b', 'd', 'f', 'e']);
+        let mut v: Vec<u32> = (0..100).collect();
+        let mut order: Vec<usize> = (0..100).map(|i| (i * 37) % 100).collect();
+        let want: Vec<u32> = order.iter().map(|&i| i as u32).collect();
+        put_in_order(&mut v, &mut order);
+        assert_eq!(v, want);
     }
 
     #[test]

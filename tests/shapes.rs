@@ -177,7 +177,8 @@ fn answer_of(tl: &Timeline, locate: Locate) -> Answer {
                 .iter()
                 .map(|v| {
                     let e = &tl.events[v.primary];
-                    let text = e.excerpt.as_bytes();
+                    let excerpt = tl.excerpt(v.primary);
+                    let text = excerpt.text.as_bytes();
                     // The line as its node logged it, without a docker-compose prefix.
                     let text = ozone_conform::node::split_docker_prefix(text)
                         .map_or(text, |(_, rest)| rest);

@@ -440,6 +440,7 @@ pub fn prepare_runs(args: &InputArgs, per_file: bool) -> Result<Prepared, Report
             layout,
             node: args.node.clone(),
             progress: None,
+            read_back: false,
         },
     })
 }
@@ -799,6 +800,8 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     let mut progress = (!*events && crate::progress::wanted(format, args.verbose))
         .then(|| crate::progress::start(&p.sources));
     p.options.progress = progress.as_ref().map(|bar| bar.bar().clone());
+    // A batch check keeps no line per event: reports read theirs back from the files.
+    p.options.read_back = true;
     let verbose = args.verbose;
     let on_unparsed = unparsed_printer(verbose);
     let mut renderer = crate::render::renderer(format, render_options(all, per_file));

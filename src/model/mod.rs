@@ -279,7 +279,8 @@ pub(crate) mod testkit {
                 byte_offset: 0,
                 byte_len: 0,
             },
-            excerpt: Arc::from(kind.name()),
+            excerpt: Some(Arc::from(kind.name())),
+            excerpt_hash: crate::excerpt::hash(kind.name()),
             message_offset: 0,
         }
     }

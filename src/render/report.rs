@@ -130,9 +130,11 @@ impl Diagnostic for ViolationDiagnostic {
 pub fn line_source(timeline: &Timeline, index: usize) -> LineSource {
     let e = &timeline.events[index];
     let path = &timeline.inputs[e.span.input as usize].path;
+    let excerpt = timeline.excerpt(index);
+    let line = &excerpt.text;
     // Sanitizing may lengthen the header; measure the message offset on the sanitized text.
-    let header = sanitize(&e.excerpt[..floor_char_boundary(&e.excerpt, e.message_offset as usize)]);
-    let text = sanitize(&e.excerpt);
+    let header = sanitize(&line[..floor_char_boundary(line, excerpt.message_offset)]);
+    let text = sanitize(line);
     let start = header.len().min(text.len());
     LineSource {
         name: sanitize(path),

@@ -92,14 +92,14 @@ pub fn artifact_location(path: &str) -> Value {
 
 fn location(timeline: &Timeline, index: usize, message: Option<&str>) -> Value {
     let at = super::loc(timeline, index);
-    let e = &timeline.events[index];
+    let excerpt = timeline.excerpt(index);
     let mut l = json!({
         "physicalLocation": {
             "artifactLocation": artifact_location(at.path),
             "region": {
                 "startLine": at.line,
                 "startColumn": 1,
-                "snippet": {"text": &*e.excerpt},
+                "snippet": {"text": &*excerpt.text},
             },
         },
     });

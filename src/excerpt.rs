@@ -1,0 +1,133 @@
+//! The first line of an event's record, as a report shows it.
+//!
+//! A check of plain files keeps no line text per event (at a few hundred bytes a line it was most of a large
+//! check's memory): each event keeps where its record is (input, byte offset) and a hash of its first line,
+//! and the few lines a report shows are read back from the file when it renders. Inputs that cannot be read
+//! again (stdin, a pipe, a followed file, gzip, an event stream, an editor's buffer) keep their lines.
+//!
+//! A file may have changed since it was checked (rotated, truncated, rewritten): a line read back is shown only
+//! if it hashes to what the scan saw, else the report says the line is unavailable.
+
+use std::borrow::Cow;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+/// A record's first line as a report shows it, and where its message starts in it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Excerpt<'a> {
+    pub text: Cow<'a, str>,
+    pub message_offset: usize,
+}
+
+impl Excerpt<'_> {
+    /// What a report shows when the line cannot be read back as checked.
+    pub fn unavailable() -> Excerpt<'static> {
+        Excerpt {
+            text: Cow::Borrowed(UNAVAILABLE),
+            message_offset: 0,
+        }
+    }
+}
+
+/// Longest first line kept (or read back) for diagnostics, in bytes.
+pub const MAX_EXCERPT: usize = 2000;
+
+/// Shown in place of a line that could not be read back as it was checked.
+pub const UNAVAILABLE: &str =
+    "(line unavailable: the input changed or is gone since it was checked)";
+
+/// The hash of a first line as an excerpt holds it: what tells repeated records apart and a line read back
+/// from the line scanned.
+pub fn hash(excerpt: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(excerpt.as_bytes());
+    h.write_usize(excerpt.len());
+    h.finish()
+}
+
+/// The excerpt a scan makes of a record's first physical line (without its line end, `\n` or `\r\n`):
+/// capped at [`MAX_EXCERPT`] bytes, invalid UTF-8 replaced.
+pub fn of_line(line: &[u8]) -> String {
+    String::from_utf8_lossy(&line[..line.len().min(MAX_EXCERPT)]).into_owned()
+}
+
+/// Reads back the first line of the record at `byte_offset` of `path`, as [`of_line`] made it when scanned;
+/// `None` if the file cannot be read there or the line there is not the one whose hash is `expected`.
+pub fn read_back(path: &Path, byte_offset: u64, expected: u64) -> Option<String> {
+    let mut f = std::fs::File::open(path).ok()?;
+    f.seek(SeekFrom::Start(byte_offset)).ok()?;
+    // The capped line, its `\r`, and one byte more to see where it ends.
+    let mut buf = Vec::with_capacity(MAX_EXCERPT + 2);
+    f.take(MAX_EXCERPT as u64 + 2).read_to_end(&mut buf).ok()?;
+    let line = match memchr::memchr(b'\n', &buf) {
+        Some(nl) => &buf[..nl],
+        None => &buf[..],
+    };
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let text = of_line(line);
+    (hash(&text) == expected).then_some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file_with(bytes: &[u8]) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.log");
+        std::fs::write(&p, bytes).unwrap();
+        (dir, p)
+    }
+
+    #[test]
+    fn a_line_reads_back_as_scanned() {
+        let (_d, p) = file_with(b"first line\r\nsecond line\nthird");
+        let second = of_line(b"second line");
+        assert_eq!(
+            read_back(&p, 12, hash(&second)).as_deref(),
+            Some("second line")
+        );
+        let first = of_line(b"first line");
+        assert_eq!(
+            read_back(&p, 0, hash(&first)).as_deref(),
+            Some("first line")
+        );
+        // The last line has no newline.
+        assert_eq!(read_back(&p, 24, hash("third")).as_deref(), Some("third"));
+    }
+
+    #[test]
+    fn a_long_line_reads_back_capped() {
+        let mut long = vec![b'a'; MAX_EXCERPT + 500];
+        long.extend_from_slice(b"\r\nnext\n");
+        let (_d, p) = file_with(&long);
+        let scanned = of_line(&long[..MAX_EXCERPT + 500]);
+        assert!(scanned.bytes().all(|b| b == b'a'));
+        assert_eq!(scanned.len(), MAX_EXCERPT);
+        assert_eq!(read_back(&p, 0, hash(&scanned)), Some(scanned));
+    }
+
+    #[test]
+    fn a_changed_or_missing_file_gives_no_line() {
+        let (d, p) = file_with(b"2026-01-01 one\n2026-01-01 two\n");
+        let two = hash("2026-01-01 two");
+        assert!(read_back(&p, 15, two).is_some());
+        // Rotated: another file under the name, the same offset now holds another line.
+        std::fs::write(&p, b"2026-01-02 six\n2026-01-02 ten\n").unwrap();
+        assert_eq!(read_back(&p, 15, two), None);
+        // Truncated.
+        std::fs::write(&p, b"").unwrap();
+        assert_eq!(read_back(&p, 15, two), None);
+        drop(d);
+        assert_eq!(read_back(&p, 15, two), None);
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_as_when_scanned() {
+        let (_d, p) = file_with(b"caf\xe9 line\n");
+        let scanned = of_line(b"caf\xe9 line");
+        assert_eq!(scanned, "caf\u{fffd} line");
+        assert_eq!(read_back(&p, 0, hash(&scanned)), Some(scanned));
+    }
+}
