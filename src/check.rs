@@ -6,7 +6,9 @@ use crate::model::Model;
 use crate::spec::export::Witnessed;
 use crate::timeline::Timeline;
 
-pub use crate::model::replay::{replay, replay_ticking, replay_until, ModelReport};
+pub use crate::model::replay::{
+    observe_ticking, replay, replay_ticking, replay_until, ModelReport,
+};
 
 /// Fresh monitors of these bugs; none selects every bug.
 pub fn monitors(bugs: &[Bug]) -> Vec<Box<dyn Model>> {

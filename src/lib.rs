@@ -17,6 +17,7 @@ pub mod cli;
 #[doc(hidden)]
 #[allow(clippy::result_large_err)] // trace errors carry their source text, as in crate::tla
 pub mod contract;
+pub mod coverage;
 pub mod event;
 pub mod event_stream;
 pub mod excerpt;

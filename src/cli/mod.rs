@@ -1,5 +1,6 @@
 //! The command line: argument parsing and the `events`, `stats` and `grammar` commands.
 
+pub mod coverage;
 pub mod global;
 pub mod link;
 pub mod out;
@@ -165,6 +166,8 @@ pub struct CheckArgs {
     /// Write the report to FILE (whole or not at all: it appears when the check ends) instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub coverage: coverage::CoverageArgs,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -748,6 +751,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         follow,
         events,
         output,
+        coverage,
     } = check;
     let (format, all, per_file, max_skew, log_utc_offset) =
         (*format, *all, *per_file, *max_skew, *log_utc_offset);
@@ -775,10 +779,12 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     }
     // An event stream on stdin is read whole: its verdicts need every host's stream.
     let live = !*events && p.sources.iter().any(input::is_live) && !per_file;
+    coverage.check_usage(format, false)?;
     if live {
         let options = render_options(all, per_file);
         let renderer = crate::render::renderer(format, options);
         if renderer.streams() {
+            coverage.check_usage(format, true)?;
             return check_live(
                 &p,
                 output.as_deref(),
@@ -809,6 +815,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         io::BufWriter::new(crate::cli::out::Sink::new(output.as_deref()).map_err(out_err)?);
     renderer.begin(&mut out).map_err(out_err)?;
     let (mut had_errors, mut violated) = (false, false);
+    let mut coverages = Vec::new();
     // Each run's inputs: logs, or the inputs of event streams.
     let runs: Vec<(Option<String>, RunInputs)> = if *events {
         let inputs = crate::event_stream::read(&p.sources, &p.grammar)?;
@@ -839,14 +846,22 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         let mut timeline = crate::timeline::from_events(stats, per_input, test_output, max_skew);
         timeline.utc_offset_ms = log_utc_offset;
         let monitors = crate::check::monitors(models);
-        let reports = match &mut progress {
+        // With coverage, the same pass also gives each model's witnessed spec actions.
+        let witnesses = coverage.wanted();
+        let observed = match &mut progress {
             Some(bar) => {
                 bar.replaying(timeline.events.len());
                 let bar = &*bar;
-                crate::check::replay_ticking(&timeline, monitors, &|done| bar.replayed(done))
+                let tick = |done| bar.replayed(done);
+                crate::check::observe_ticking(&timeline, monitors, true, witnesses, Some(&tick))
             }
-            None => crate::check::replay(&timeline, monitors),
+            None => crate::check::observe_ticking(&timeline, monitors, true, witnesses, None),
         };
+        let (reports, witnessed): (Vec<_>, Vec<_>) = observed.into_iter().unzip();
+        let run_coverage = witnesses.then(|| {
+            let by_model: Vec<_> = reports.iter().map(|r| r.model).zip(witnessed).collect();
+            crate::cli::coverage::of_run(name.as_deref(), &timeline, by_model)
+        });
         if let Some(bar) = &progress {
             bar.suspend(|| {
                 for s in &timeline.inputs {
@@ -863,17 +878,21 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
             name: name.as_deref(),
             timeline: &timeline,
             reports: &reports,
+            // The JSON document carries it with --coverage only (a report file alone leaves stdout as it was).
+            coverage: run_coverage.as_ref().filter(|_| coverage.coverage),
         };
         match &progress {
             Some(bar) => bar.suspend(|| renderer.run(&mut out, &run).and_then(|_| out.flush())),
             None => renderer.run(&mut out, &run),
         }
         .map_err(out_err)?;
+        coverages.extend(run_coverage);
     }
     if let Some(bar) = &progress {
         bar.finish_and_clear();
     }
     renderer.end(&mut out).map_err(out_err)?;
+    coverage.write(&mut out, format, &coverages, per_file)?;
     out.into_inner()
         .map_err(|e| out_err(e.into_error()))?
         .finish()
@@ -1011,6 +1030,7 @@ fn check_live(
         name: None,
         timeline: &timeline,
         reports: &reports,
+        coverage: None,
     };
     renderer.verdicts(&mut out, &run).map_err(out_err)?;
     renderer.end(&mut out).map_err(out_err)?;

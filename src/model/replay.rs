@@ -74,7 +74,8 @@ pub fn observe(
     observe_ticking(timeline, models, at_end, witnesses, None)
 }
 
-fn observe_ticking(
+/// [`observe`], calling `tick` (if any) with the number of events replayed every [`REPLAY_TICK`] events.
+pub fn observe_ticking(
     timeline: &Timeline,
     mut models: Vec<Box<dyn Model>>,
     at_end: bool,

@@ -1,5 +1,6 @@
 //! `--format json`: the version 1 document of the README ([`crate::render::report::to_json`]). With `--per-file`, an
-//! array of such documents, each with the `run` it is (the input file).
+//! array of such documents, each with the `run` it is (the input file). With `--coverage`, each document
+//! also has its run's `coverage` object ([`crate::coverage::RunCoverage::to_json`]).
 
 use super::{Options, Renderer, Run};
 use serde_json::Value;
@@ -28,6 +29,9 @@ impl Renderer for Json {
         let mut doc = crate::render::report::to_json(run.timeline, run.reports, self.options.all);
         if self.options.per_file {
             doc["run"] = run.name.into();
+        }
+        if let Some(coverage) = run.coverage {
+            doc["coverage"] = coverage.to_json();
         }
         self.runs.push(doc);
         Ok(())

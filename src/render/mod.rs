@@ -10,6 +10,7 @@
 //! their own escaping (serde_json, [`safe::xml`], [`safe::github_data`]).
 
 pub mod concise;
+pub mod coverage;
 pub mod full;
 pub mod github;
 pub mod json;
@@ -80,6 +81,8 @@ pub struct Run<'a> {
     pub name: Option<&'a str>,
     pub timeline: &'a Timeline,
     pub reports: &'a [ModelReport],
+    /// The spec coverage, with `--coverage` (the `json` document then carries it).
+    pub coverage: Option<&'a crate::coverage::RunCoverage>,
 }
 
 impl Run<'_> {

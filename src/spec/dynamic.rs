@@ -49,6 +49,9 @@ pub trait SpecMirror: Sync {
         witnessed: &Witnessed,
         describe_event: &dyn Fn(usize) -> String,
     ) -> Result<Exported, Stuck>;
+    /// The steps of the behaviour the witnesses describe, all of them (not cut at a violation, as the
+    /// exported trace is), each with its witnessing event or none if inferred ([`export::build_either`]).
+    fn behaviour_steps(&self, witnessed: &Witnessed) -> Result<Vec<BehaviourStep>, Stuck>;
     /// Writes the files of `export --to tla` ([`export::write_tla_files`]); returns the trace module's name.
     fn write_tla_files(
         &self,
@@ -127,6 +130,9 @@ impl<M: Mirror> SpecMirror for Mirrored<M> {
             inferred,
             violated,
         })
+    }
+    fn behaviour_steps(&self, witnessed: &Witnessed) -> Result<Vec<BehaviourStep>, Stuck> {
+        export::build_either::<M>(witnessed).map(|(_, _, behaviour)| behaviour.steps)
     }
     fn write_tla_files(
         &self,
