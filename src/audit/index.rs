@@ -6,20 +6,23 @@
 //! `template` is `=TEXT` (holes as `{}`) or `?EXPR` for a template built at run time. `\t`, `\n`, `\\` escape.
 
 use super::java::{slf4j_pieces, LoggerRef, Statement, Template};
-use super::{candidates, cited, java_logger_display};
+use super::{cited, java_logger_display};
 use crate::grammar::Rule;
 use std::collections::BTreeSet;
 
-/// The statements of every file that holds a statement some rule may be about: what the audit and
-/// `--uncovered` need for the rules' classes.
+/// The statements of the files the rules depend on: those that hold a statement of a rule's logger class
+/// (written by it or with its logger) and those the rules cite. What the audit and `--uncovered` need, and no
+/// helper that merely receives a rule's logger from somewhere else.
 pub fn select<'a>(rules: &[Rule], statements: &'a [Statement]) -> Vec<&'a Statement> {
     let mut files: BTreeSet<(&str, &str)> = BTreeSet::new();
     for rule in rules {
-        for st in candidates(rule, statements) {
-            files.insert((&st.tree, &st.file));
-        }
-        if let Some((f, _)) = cited(rule) {
-            for st in statements.iter().filter(|s| s.file_name() == f) {
+        let cited_file = cited(rule).map(|c| c.0);
+        for st in statements {
+            let of_class = rule
+                .loggers
+                .iter()
+                .any(|l| *l == st.class || matches!(&st.logger, LoggerRef::Named(n) if n == l));
+            if of_class || cited_file.as_deref() == Some(st.file_name()) {
                 files.insert((&st.tree, &st.file));
             }
         }
