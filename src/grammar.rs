@@ -781,6 +781,48 @@ fn type_pattern(ty: FieldType) -> &'static str {
     }
 }
 
+/// Is `{inner}` a placeholder (`{}`, `{_}`, `{name:type}`)? Any other `{` is literal text.
+fn is_placeholder(inner: &str) -> bool {
+    inner.is_empty()
+        || inner == "_"
+        || inner
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+            && inner.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+}
+
+/// A template's literal runs and placeholders in order (`None` for a placeholder): what `grammar audit`
+/// compares with the templates in Java source.
+pub fn template_parts(template: &str) -> Vec<Option<String>> {
+    let mut out: Vec<Option<String>> = Vec::new();
+    let mut lit = String::new();
+    let mut i = 0;
+    while i < template.len() {
+        let rest = &template[i..];
+        if rest.starts_with('{') {
+            if let Some(close) = rest.find('}') {
+                if is_placeholder(&rest[1..close]) {
+                    if !lit.is_empty() {
+                        out.push(Some(std::mem::take(&mut lit)));
+                    }
+                    if out.last() != Some(&None) {
+                        out.push(None);
+                    }
+                    i += close + 1;
+                    continue;
+                }
+            }
+        }
+        let c = rest.chars().next().expect("in bounds");
+        lit.push(c);
+        i += c.len_utf8();
+    }
+    if !lit.is_empty() {
+        out.push(Some(lit));
+    }
+    out
+}
+
 fn compile_template(
     cx: &Ctx,
     event: EventKind,
@@ -824,13 +866,7 @@ fn compile_template(
         if b[i] == b'{' {
             if let Some(close) = t[i..].find('}') {
                 let inner = &t[i + 1..i + close];
-                let is_placeholder = inner.is_empty()
-                    || inner == "_"
-                    || inner
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
-                        && inner.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
-                if is_placeholder {
+                if is_placeholder(inner) {
                     flush_lit(&mut lit, &mut re);
                     in_prefix = false;
                     if in_first_line {
@@ -1147,6 +1183,22 @@ mod tests {
         assert!(r
             .match_message(b"RECEIVED SIGNAL 15: SIGTERM {volume=v}")
             .is_some());
+    }
+
+    #[test]
+    fn template_parts_split_at_placeholders_only() {
+        let lit = |s: &str| Some(s.to_string());
+        assert_eq!(
+            template_parts("RECEIVED SIGNAL {number:u64}: {signal:word}{} {volume=v}"),
+            vec![
+                lit("RECEIVED SIGNAL "),
+                None,
+                lit(": "),
+                None,
+                lit(" {volume=v}")
+            ]
+        );
+        assert_eq!(template_parts("{_}"), vec![None]);
     }
 
     #[test]

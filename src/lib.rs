@@ -11,6 +11,7 @@ macro_rules! say {
     }};
 }
 
+pub mod audit;
 pub mod bugs;
 pub mod check;
 pub mod cli;

@@ -1,5 +1,6 @@
 //! The command line: argument parsing and the `events`, `stats` and `grammar` commands.
 
+pub mod audit;
 pub mod coverage;
 pub mod global;
 pub mod link;
@@ -109,8 +110,10 @@ pub enum Command {
     /// Load and check the grammar (embedded rules plus --grammar directories) and list its rules.
     Grammar {
         /// Directory of *.rules files that add to or override the embedded rules.
-        #[arg(long = "grammar", value_name = "DIR")]
+        #[arg(long = "grammar", value_name = "DIR", global = true)]
         grammar: Vec<PathBuf>,
+        #[command(subcommand)]
+        action: Option<audit::GrammarAction>,
     },
 }
 
@@ -336,7 +339,14 @@ pub fn run(cli: Cli) -> Result<i32, Report> {
     match cli.command {
         Command::Events(args) => cmd_events(&args),
         Command::Stats { inputs, format } => cmd_stats(&inputs, format),
-        Command::Grammar { grammar } => cmd_grammar(&grammar),
+        Command::Grammar {
+            grammar,
+            action: None,
+        } => cmd_grammar(&grammar),
+        Command::Grammar {
+            grammar,
+            action: Some(action),
+        } => audit::run(&grammar, action),
         Command::Completions { shell } => global::cmd_completions(shell, &mut out::stdout()),
         Command::Man => global::cmd_man(&mut out::stdout()),
         Command::Lsp { stdio: _ } => Ok(crate::lsp::run()),

@@ -1,0 +1,118 @@
+//! Printing an audit: a text report of what needs attention, or JSON with every rule.
+
+use super::{RuleAudit, Status, Uncovered};
+use serde_json::json;
+use std::collections::BTreeMap;
+
+const ORDER: [&str; 7] = [
+    "found",
+    "moved",
+    "level-changed",
+    "changed",
+    "missing",
+    "unresolved",
+    "not-audited",
+];
+
+/// Rules per status, every status named.
+pub fn summary(audits: &[RuleAudit]) -> BTreeMap<&'static str, usize> {
+    let mut m: BTreeMap<&'static str, usize> = ORDER.iter().map(|s| (*s, 0)).collect();
+    for a in audits {
+        *m.entry(a.status.name()).or_default() += 1;
+    }
+    m
+}
+
+fn summary_line(audits: &[RuleAudit]) -> String {
+    let m = summary(audits);
+    let parts: Vec<String> = ORDER.iter().map(|s| format!("{} {s}", m[s])).collect();
+    format!("{} rules: {}", audits.len(), parts.join(", "))
+}
+
+/// The text report: every rule that is not found where it says, then the summary.
+pub fn text(audits: &[RuleAudit]) -> String {
+    let mut out = String::new();
+    for a in audits {
+        let cite = a.source.as_deref().unwrap_or("(no source)");
+        let head = format!(
+            "{:<13} {} ({}, source {cite})",
+            a.status.name(),
+            a.rule,
+            a.origin
+        );
+        let line = match &a.status {
+            Status::Found { .. } | Status::NotAudited { .. } => continue,
+            Status::Moved { at } => format!("{head}\n    now at {}:{}", at.file, at.line),
+            Status::LevelChanged { at } => format!(
+                "{head}\n    rule level {}, source level {} at {}:{}",
+                a.levels.join("|"),
+                at.level,
+                at.file,
+                at.line
+            ),
+            Status::Changed {
+                at,
+                diff,
+                similarity,
+            } => format!(
+                "{head}\n    closest {}:{} ({}, similarity {similarity:.2}): {}\n    diff {diff}",
+                at.file, at.line, at.level, at.template
+            ),
+            Status::Missing => format!(
+                "{head}\n    no statement like it in {}",
+                if a.loggers.is_empty() {
+                    "the cited file".to_string()
+                } else {
+                    a.loggers.join(", ")
+                }
+            ),
+            Status::Unresolved { at } => format!(
+                "{head}\n    {}:{} builds its message at run time: {}",
+                at.file, at.line, at.template
+            ),
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    let not_audited: Vec<&str> = audits
+        .iter()
+        .filter_map(|a| match &a.status {
+            Status::NotAudited { reason } => Some(reason.as_str()),
+            _ => None,
+        })
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    for reason in not_audited {
+        out.push_str(&format!("not audited: {reason}\n"));
+    }
+    out.push_str(&summary_line(audits));
+    out.push('\n');
+    out
+}
+
+/// The JSON report (version 1): the summary, the trees read, and every rule with its status.
+pub fn json(audits: &[RuleAudit], trees: &[String]) -> serde_json::Value {
+    json!({
+        "version": 1,
+        "trees": trees,
+        "summary": summary(audits),
+        "rules": audits,
+    })
+}
+
+pub fn uncovered_text(items: &[Uncovered]) -> String {
+    let mut out = String::new();
+    for u in items {
+        out.push_str(&format!(
+            "{}:{}\t{}\t{}\t{}\n",
+            u.at.file, u.at.line, u.at.level, u.logger, u.at.template
+        ));
+    }
+    out.push_str(&format!("{} statements no rule matches\n", items.len()));
+    out
+}
+
+pub fn uncovered_json(items: &[Uncovered], trees: &[String]) -> serde_json::Value {
+    json!({ "version": 1, "trees": trees, "uncovered": items })
+}
