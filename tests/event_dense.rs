@@ -167,3 +167,69 @@ fn a_violating_copy_near_the_end_is_found_at_its_own_span() {
         }
     }
 }
+
+/// `export --to itf` of a log: its exit code and the notes it carries (`state K: ..., witnessed by P:L (...)`).
+fn export_notes(dir: &Path, name: &str, itf: &Path) -> (i32, Vec<String>) {
+    let logs: Vec<_> = std::fs::read_dir(dir.join(name))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let out = Command::new(env!("CARGO_BIN_EXE_ozone-conform"))
+        .arg("export")
+        .args(&logs)
+        .args(["--model", name, "--to", "itf", "-o"])
+        .arg(itf)
+        .output()
+        .unwrap();
+    let code = out.status.code().unwrap();
+    assert!(
+        code == 0 || code == 1,
+        "{name}: export failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(itf).unwrap()).unwrap();
+    let notes = doc["#meta"]["x-ozone-conform"]["notes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{name}: no notes in {}", doc["#meta"]))
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect();
+    (code, notes)
+}
+
+/// The TLC comparison (`benches/tlc_vs_check.sh`) needs the export of a long log with one violating copy
+/// near the end to end where `check` finds the violation, not in a healthy copy before it: dn-finalize-block's
+/// spec has one block, so the export must follow the block the violation is on.
+#[test]
+fn the_export_of_a_spliced_log_ends_at_the_violation_check_reports() {
+    if !have_python() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["dn-finalize-block", "recon-om-sync", "scm-secret-keys"] {
+        let dir = tmp.path().join(name);
+        generate(&dir, &["--repetitions", "6", "--splice", name]);
+        let (code, report) = check_json(&dir);
+        assert_eq!(code, 1, "{name}");
+        let primary = &first_violation(&report, name)["primary"];
+        let at = format!(
+            "{}:{}",
+            primary["path"].as_str().unwrap(),
+            primary["line"].as_u64().unwrap()
+        );
+        let (code, notes) = export_notes(&dir, name, &tmp.path().join(format!("{name}.itf.json")));
+        assert_eq!(code, 1, "{name}: the export finds no violation: {notes:?}");
+        let last_witness = notes
+            .iter()
+            .rev()
+            .find_map(|n| n.split_once(", witnessed by "))
+            .map(|(_, by)| by.split(' ').next().unwrap().to_string());
+        assert_eq!(last_witness.as_deref(), Some(at.as_str()), "{name}");
+        // Four healthy copies come before it: the behaviour is more than the violating copy's.
+        let witnessed = notes
+            .iter()
+            .filter(|n| n.contains(", witnessed by "))
+            .count();
+        assert!(witnessed > 4 * 5, "{name}: {witnessed} witnessed steps");
+    }
+}

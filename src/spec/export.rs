@@ -66,6 +66,15 @@ impl<S> Behaviour<S> {
         }
     }
 
+    /// Keeps the first `len` states (and the steps into them).
+    fn truncate(&mut self, len: usize) {
+        self.states.truncate(len);
+        self.steps.truncate(len - 1);
+        if self.violated.is_some_and(|(_, k)| k >= len) {
+            self.violated = None;
+        }
+    }
+
     /// Appends a step, noting the first state where an invariant fails.
     fn push<M: Mirror<State = S>>(&mut self, mirror: &M, step: BehaviourStep, state: S) {
         if self.violated.is_none() {
@@ -158,23 +167,69 @@ fn introduces_violation<M: Mirror>(mirror: &M, before: &M::State, after: &M::Sta
 
 /// Builds the behaviour the witnesses describe, from the mirror's first initial state.
 pub fn build<M: Mirror>(mirror: &M, witnessed: &Witnessed) -> Result<Behaviour<M::State>, Stuck> {
+    build_looking_back(mirror, witnessed, false)
+}
+
+/// [`build`], and with `look_back`, where a witnessed step is not enabled, a joint search ([`joint_path`])
+/// over it and the 1, 2, 4, ... witnesses before it, from the state before them: an unlogged step that the
+/// stuck one needs may belong before an earlier witnessed step. Unlike [`build_joint`] over the whole
+/// trace, its cost does not grow with the length of the log, so a long log's behaviour is still built.
+fn build_looking_back<M: Mirror>(
+    mirror: &M,
+    witnessed: &Witnessed,
+    look_back: bool,
+) -> Result<Behaviour<M::State>, Stuck> {
     let init = mirror
         .init()
         .into_iter()
         .next()
         .expect("every shipped spec has an initial state");
+    let ws = &witnessed.witnesses;
     let mut behaviour = Behaviour::starting_at(mirror, init);
-    for (i, w) in witnessed.witnesses.iter().enumerate() {
+    // after[i]: how many states the behaviour has once witness i is its last step.
+    let mut after: Vec<usize> = Vec::with_capacity(ws.len());
+    for (i, w) in ws.iter().enumerate() {
         let current = behaviour.states.last().expect("at least the initial state");
         let hidden = (i > 0).then_some(witnessed.hidden);
-        let path = enable(mirror, current, w, hidden).map_err(|searched| Stuck {
-            witness: i,
-            event: w.event,
-            action: action_text(w.action, &w.params),
-            searched,
-        })?;
+        let path = match enable(mirror, current, w, hidden) {
+            Ok(path) => path,
+            Err(searched) => {
+                let stuck = || Stuck {
+                    witness: i,
+                    event: w.event,
+                    action: action_text(w.action, &w.params),
+                    searched,
+                };
+                if !look_back {
+                    return Err(stuck());
+                }
+                let mut back = 1;
+                loop {
+                    let start = i.saturating_sub(back);
+                    let keep = if start == 0 { 1 } else { after[start - 1] };
+                    let from = &behaviour.states[keep - 1];
+                    let window = &ws[start..=i];
+                    if let Some(path) =
+                        joint_path(mirror, from, window, witnessed.hidden, start == 0)
+                    {
+                        // The window's witnesses are placed again, from the state before them.
+                        behaviour.truncate(keep);
+                        after.truncate(start);
+                        break path;
+                    }
+                    if start == 0 {
+                        return Err(stuck());
+                    }
+                    back *= 2;
+                }
+            }
+        };
         for (step, state) in path {
+            let witnessed = step.event.is_some();
             behaviour.push(mirror, step, state);
+            if witnessed {
+                after.push(behaviour.states.len());
+            }
         }
     }
     Ok(behaviour)
@@ -187,10 +242,27 @@ pub fn build<M: Mirror>(mirror: &M, witnessed: &Witnessed) -> Result<Behaviour<M
 /// witness sequence finds. The same rules hold: before the first witness any action may be inferred, after
 /// it only `hidden` ones. `None` when no such behaviour is found within [`SEARCH_LIMIT`] search nodes.
 pub fn build_joint<M: Mirror>(mirror: &M, witnessed: &Witnessed) -> Option<Behaviour<M::State>> {
-    type Node<S> = (S, usize);
-    let ws = &witnessed.witnesses;
     let init = mirror.init().into_iter().next()?;
-    let start: Node<M::State> = (init.clone(), 0);
+    let path = joint_path(mirror, &init, &witnessed.witnesses, witnessed.hidden, true)?;
+    let mut behaviour = Behaviour::starting_at(mirror, init);
+    for (step, state) in path {
+        behaviour.push(mirror, step, state);
+    }
+    Some(behaviour)
+}
+
+/// The shortest run of steps from `from` through every witness of `ws` in order, ending with the last:
+/// after the first witness only `hidden` actions are inferred, and before it any action if `free_start`.
+/// `None` when none is found within [`SEARCH_LIMIT`] search nodes.
+fn joint_path<M: Mirror>(
+    mirror: &M,
+    from: &M::State,
+    ws: &[Witness],
+    hidden: &[&'static str],
+    free_start: bool,
+) -> Option<Vec<(BehaviourStep, M::State)>> {
+    type Node<S> = (S, usize);
+    let start: Node<M::State> = (from.clone(), 0);
     type Parents<S> = FxHashMap<Node<S>, Option<(Node<S>, BehaviourStep)>>;
     let mut parent: Parents<M::State> = FxHashMap::default();
     parent.insert(start.clone(), None);
@@ -207,7 +279,7 @@ pub fn build_joint<M: Mirror>(mirror: &M, witnessed: &Witnessed) -> Option<Behav
             if step.action == w.action && step.params == w.params {
                 succ.push(((step.next.clone(), j + 1), Some(w.event)));
             }
-            if (j == 0 || witnessed.hidden.contains(&step.action))
+            if ((j == 0 && free_start) || hidden.contains(&step.action))
                 && !introduces_violation(mirror, &state, &step.next)
             {
                 succ.push(((step.next.clone(), j), None));
@@ -237,11 +309,7 @@ pub fn build_joint<M: Mirror>(mirror: &M, witnessed: &Witnessed) -> Option<Behav
         at = prev;
     }
     rev.reverse();
-    let mut behaviour = Behaviour::starting_at(mirror, init);
-    for (step, state) in rev {
-        behaviour.push(mirror, step, state);
-    }
-    Some(behaviour)
+    Some(rev)
 }
 
 /// Builds under the bug constants first, then under the patched ones: the logs may come from either
@@ -260,8 +328,12 @@ pub fn build_either<M: Mirror>(
         match build(&mirror, witnessed) {
             Ok(b) => return Ok((patched, constants, b)),
             Err(s) => {
-                // The step-by-step search does not look ahead; the joint one does.
+                // The step-by-step search does not look ahead; the joint one does, and where the log is
+                // too long for it, the step-by-step one looking back over a window of witnesses.
                 if let Some(b) = build_joint(&mirror, witnessed) {
+                    return Ok((patched, constants, b));
+                }
+                if let Ok(b) = build_looking_back(&mirror, witnessed, true) {
                     return Ok((patched, constants, b));
                 }
                 first_stuck.get_or_insert(s);
@@ -572,6 +644,81 @@ mod tests {
             model_value_for("172.18.0.4"),
             TlaValue::model("n_172_18_0_4")
         );
+    }
+
+    /// dn-finalize-block's violating scenario (a PutBlock that passed the leader's check before the
+    /// FinalizeBlock is applied after it: its StartPutBlock must be inferred before witnesses it does not
+    /// enable alone) after `restarts` witnessed Stop/Restart pairs of a third datanode.
+    fn late_put_after_finalize(restarts: usize) -> Witnessed {
+        let w = |event, action, dn: &str| Witness {
+            event,
+            action,
+            params: vec![TlaValue::model(dn)],
+        };
+        let mut ws = Vec::new();
+        for _ in 0..restarts {
+            ws.push(w(ws.len(), "Stop", "d3"));
+            ws.push(w(ws.len(), "Restart", "d3"));
+        }
+        for (action, dn) in [
+            ("ApplyPutBlock", "d2"),
+            ("ApplyPutBlock", "d1"),
+            ("ApplyPutBlock", "d3"),
+            ("ApplyFinalizeBlock", "d2"),
+            ("ApplyPutBlock", "d2"),
+        ] {
+            ws.push(w(ws.len(), action, dn));
+        }
+        let mut constants = Constants::new();
+        constants.insert(
+            "Datanodes".into(),
+            TlaValue::set(["d1", "d2", "d3"].map(TlaValue::model)),
+        );
+        constants.insert("Leader".into(), TlaValue::model("d1"));
+        constants.insert("MaxLen".into(), TlaValue::int(2));
+        constants.insert("DataStreamEnabled".into(), TlaValue::Bool(false));
+        Witnessed {
+            witnesses: ws,
+            constants,
+            hidden: crate::bugs::dn_finalize_block::witness::HIDDEN,
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_long_log_that_needs_look_ahead_is_built_by_looking_back() {
+        use crate::bugs::dn_finalize_block::mirror::DnFinalizeBlock;
+        let w = late_put_after_finalize(2_000);
+        let mut constants = w.constants.clone();
+        constants.insert("CheckFinalizedAtApply".into(), TlaValue::Bool(false));
+        let mirror = DnFinalizeBlock::new(&constants).unwrap();
+        // The premise: step by step is stuck at the late PutBlock (the last witness), and the joint
+        // search over all 4,005 witnesses runs out of search nodes.
+        let stuck = build(&mirror, &w).unwrap_err();
+        assert_eq!(stuck.witness, 4_004);
+        assert!(build_joint(&mirror, &w).is_none());
+        let (patched, _, b) = build_either::<DnFinalizeBlock>(&w).unwrap();
+        assert!(!patched);
+        // Every witness is a step, in order; everything else is a hidden action; the violation is the last
+        // witnessed step, as on the scenario alone.
+        let witnessed: Vec<usize> = b.steps.iter().filter_map(|s| s.event).collect();
+        assert_eq!(witnessed, (0..w.witnesses.len()).collect::<Vec<_>>());
+        for s in b.steps.iter().filter(|s| s.event.is_none()) {
+            assert!(w.hidden.contains(&s.action), "{s:?}");
+        }
+        let (inv, k) = b.violated.unwrap();
+        assert_eq!(inv, "NoPutBlockAfterFinalize");
+        assert_eq!(b.steps[k - 1].event, Some(w.witnesses.len() - 1));
+        // And it is a behaviour of the mirror: each state follows from the one before by its step.
+        let replayed = crate::bugs::testkit::assert_export_replays::<DnFinalizeBlock>(
+            &w,
+            |i| i.to_string(),
+            "late put",
+        );
+        assert_eq!(replayed, Some((inv.to_string(), k + 1)));
+        // A short prefix needs no look-back: the joint search over the whole trace builds it as before.
+        let short = late_put_after_finalize(2);
+        assert!(build_joint(&mirror, &short).is_some());
     }
 
     #[test]

@@ -9,33 +9,37 @@
 //! yields exactly one [`Step`].
 //!
 //! Compact representation: nodes are positions into the sorted `Nodes` constant, key sets are bitsets
-//! ([`KeySet`], so `MaxKeys <= 64`), indices are `u8` (so `MaxLog <= 255`). [`Mirror::to_tla`] and
+//! ([`KeySet`], so `MaxKeys <= 128`), indices are `u8` (so `MaxLog <= 255`). [`Mirror::to_tla`] and
 //! [`Mirror::from_tla`] translate to and from the exact values TLC prints.
 
 use crate::spec::{constants, Constants, Mirror, ShippedSpec, Step};
 use crate::tla::value::TlaValue;
 use std::fmt;
 
+/// The most keys a [`KeySet`] holds: `MaxKeys <= MAX_KEYS`. 128 rather than 64 so that an export of a long
+/// log (three keys a fortnight) is a behaviour of the mirror for about 40 fortnights, not 20.
+pub const MAX_KEYS: u8 = 128;
+
 /// A set of key ids, a subset of `Keys == 1..MaxKeys`: bit `k - 1` stands for key `k`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
-pub struct KeySet(pub u64);
+pub struct KeySet(pub u128);
 
 impl KeySet {
     pub const EMPTY: KeySet = KeySet(0);
 
-    /// `{k}`, for `1 <= k <= 64`.
+    /// `{k}`, for `1 <= k <= MAX_KEYS`.
     pub fn single(k: u8) -> KeySet {
-        debug_assert!((1..=64).contains(&k));
-        KeySet(1u64 << (k - 1))
+        debug_assert!((1..=MAX_KEYS).contains(&k));
+        KeySet(1u128 << (k - 1))
     }
 
-    /// `1..n`, for `n <= 64`.
+    /// `1..n`, for `n <= MAX_KEYS`.
     pub fn upto(n: u8) -> KeySet {
-        debug_assert!(n <= 64);
-        if n >= 64 {
-            KeySet(u64::MAX)
+        debug_assert!(n <= MAX_KEYS);
+        if n >= MAX_KEYS {
+            KeySet(u128::MAX)
         } else {
-            KeySet((1u64 << n) - 1)
+            KeySet((1u128 << n) - 1)
         }
     }
 
@@ -44,7 +48,7 @@ impl KeySet {
     }
 
     pub fn contains(self, k: u8) -> bool {
-        (1..=64).contains(&k) && self.0 & (1u64 << (k - 1)) != 0
+        (1..=MAX_KEYS).contains(&k) && self.0 & (1u128 << (k - 1)) != 0
     }
 
     /// `self \cup other`
@@ -62,9 +66,16 @@ impl KeySet {
         self.0 & !other.0 == 0
     }
 
-    /// The key ids, ascending.
+    /// The key ids, ascending (set bits only: the search calls this on every state).
     pub fn iter(self) -> impl Iterator<Item = u8> {
-        (1..=64u8).filter(move |&k| self.contains(k))
+        let mut bits = self.0;
+        std::iter::from_fn(move || {
+            (bits != 0).then(|| {
+                let k = bits.trailing_zeros() as u8 + 1;
+                bits &= bits - 1;
+                k
+            })
+        })
     }
 
     fn to_tla(self) -> TlaValue {
@@ -449,7 +460,7 @@ impl ScmSecretKeys {
         let Some(&current) = st.log.last() else {
             return true;
         };
-        if st.last_key > 64 {
+        if st.last_key > MAX_KEYS {
             return false; // Generated holds keys no KeySet can: they are not in log[Len(log)]
         }
         KeySet::upto(st.last_key)
@@ -569,9 +580,11 @@ impl Mirror for ScmSecretKeys {
         let max_keys = constants::natural(c, "MaxKeys")?;
         let max_keys = u8::try_from(max_keys)
             .ok()
-            .filter(|&k| k <= 64)
+            .filter(|&k| k <= MAX_KEYS)
             .ok_or_else(|| {
-                format!("constant `MaxKeys` = {max_keys}: the mirror supports at most 64 keys")
+                format!(
+                    "constant `MaxKeys` = {max_keys}: the mirror supports at most {MAX_KEYS} keys"
+                )
             })?;
         let max_log = constants::natural(c, "MaxLog")?;
         let max_log = u8::try_from(max_log).map_err(|_| {
@@ -763,6 +776,41 @@ mod tests {
         c.insert("MaxLog".into(), TlaValue::int(3));
         c.insert("SaveKeysBeforeDbSwap".into(), TlaValue::Bool(fix));
         ScmSecretKeys::new(&c).unwrap()
+    }
+
+    #[test]
+    fn key_sets_hold_keys_up_to_max_keys() {
+        let high = KeySet::single(100)
+            .union(KeySet::single(65))
+            .union(KeySet::single(1));
+        assert_eq!(high.iter().collect::<Vec<_>>(), [1, 65, 100]);
+        assert!(high.contains(100) && !high.contains(64) && !high.contains(MAX_KEYS + 1));
+        assert_eq!(KeySet::upto(MAX_KEYS).iter().count(), usize::from(MAX_KEYS));
+        assert_eq!(KeySet::upto(70).iter().last(), Some(70));
+        assert!(high.is_subset(KeySet::upto(100)) && !high.is_subset(KeySet::upto(99)));
+        assert_eq!(
+            high.minus(KeySet::upto(64)).iter().collect::<Vec<_>>(),
+            [65, 100]
+        );
+    }
+
+    #[test]
+    fn max_keys_above_what_a_key_set_holds_is_refused() {
+        let with_max_keys = |n: i64| {
+            let mut c = Constants::new();
+            c.insert("Nodes".into(), TlaValue::set([TlaValue::model("s1")]));
+            c.insert("NoNode".into(), TlaValue::model("NoNode"));
+            c.insert("MaxKeys".into(), TlaValue::int(n));
+            c.insert("MaxLog".into(), TlaValue::int(n));
+            c.insert("SaveKeysBeforeDbSwap".into(), TlaValue::Bool(false));
+            ScmSecretKeys::new(&c)
+        };
+        assert!(with_max_keys(i64::from(MAX_KEYS)).is_ok());
+        let err = with_max_keys(i64::from(MAX_KEYS) + 1).err().unwrap();
+        assert_eq!(
+            err,
+            "constant `MaxKeys` = 129: the mirror supports at most 128 keys"
+        );
     }
 
     /// What TLC's breadth-first search reports.
