@@ -52,6 +52,22 @@ pub fn of_line(line: &[u8]) -> String {
     String::from_utf8_lossy(&line[..line.len().min(MAX_EXCERPT)]).into_owned()
 }
 
+/// [`of_line`], and where the message starts in that text: counted in the excerpt, not in the raw bytes,
+/// since each invalid byte before the message (a thread name in another encoding) becomes a 3-byte U+FFFD.
+pub fn of_line_with_message(line: &[u8], message_at: usize) -> (String, u32) {
+    let excerpt = of_line(line);
+    let before = &line[..message_at.min(line.len()).min(MAX_EXCERPT)];
+    let mut offset = match std::str::from_utf8(before) {
+        Ok(valid) => valid.len(),
+        Err(_) => String::from_utf8_lossy(before).len(),
+    }
+    .min(excerpt.len());
+    while !excerpt.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    (excerpt, offset as u32)
+}
+
 /// Reads back the first line of the record at `byte_offset` of `path`, as [`of_line`] made it when scanned;
 /// `None` if the file cannot be read there or the line there is not the one whose hash is `expected`.
 pub fn read_back(path: &Path, byte_offset: u64, expected: u64) -> Option<String> {
@@ -72,6 +88,22 @@ pub fn read_back(path: &Path, byte_offset: u64, expected: u64) -> Option<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_message_offset_is_counted_in_the_lossy_excerpt() {
+        // `[t\xe3\xe3] INFO X: msg`: two invalid bytes in the thread become two 3-byte U+FFFD.
+        let raw = b"[t\xe3\xe3] INFO X: msg";
+        let at = raw.len() - 3;
+        let (excerpt, offset) = of_line_with_message(raw, at);
+        assert_eq!(&excerpt[offset as usize..], "msg");
+        assert_eq!(offset as usize, at + 4);
+        // Valid text: the offset is the byte offset.
+        let (excerpt, offset) = of_line_with_message(b"[main] INFO X: msg", 15);
+        assert_eq!(&excerpt[offset as usize..], "msg");
+        // An offset inside a character (cut there by MAX_EXCERPT or a layout) falls to its start.
+        let (excerpt, offset) = of_line_with_message("ab\u{e9}cd".as_bytes(), 3);
+        assert!(excerpt.is_char_boundary(offset as usize));
+    }
 
     fn file_with(bytes: &[u8]) -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();

@@ -194,25 +194,6 @@ struct Candidate {
     rejected: Option<Rejected>,
 }
 
-use crate::excerpt::MAX_EXCERPT;
-
-/// A record's first line as the excerpt diagnostics show (lossy UTF-8, at most [`MAX_EXCERPT`] bytes) and
-/// where its message starts in that text. The offset is counted in the excerpt, not in the raw bytes: each
-/// invalid byte before the message (a thread name in another encoding) becomes a 3-byte U+FFFD.
-fn excerpt_and_message_offset(raw: &[u8], message_at: usize) -> (Arc<str>, u32) {
-    let cut = raw.len().min(MAX_EXCERPT);
-    let excerpt = crate::excerpt::of_line(raw);
-    let mut offset = match std::str::from_utf8(&raw[..message_at.min(cut)]) {
-        Ok(valid) => valid.len(),
-        Err(_) => String::from_utf8_lossy(&raw[..message_at.min(cut)]).len(),
-    }
-    .min(excerpt.len());
-    while !excerpt.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    (excerpt.into(), offset as u32)
-}
-
 #[derive(Debug, Default)]
 struct StreamPart {
     name: Box<[u8]>,
@@ -376,7 +357,8 @@ impl Setup<'_> {
             let message = &content[h.message_start as usize..];
             if self.grammar.wants(logger, message) {
                 let (first_line, message_offset) =
-                    excerpt_and_message_offset(raw, skip + h.message_start as usize);
+                    crate::excerpt::of_line_with_message(raw, skip + h.message_start as usize);
+                let first_line: Arc<str> = first_line.into();
                 scan.candidates.push(Candidate {
                     stream: stream as u16,
                     start: block.offset + this.start as u64,
@@ -1058,22 +1040,6 @@ impl InputScan<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_message_offset_is_counted_in_the_lossy_excerpt() {
-        // `[t\xe3\xe3] INFO X: msg`: two invalid bytes in the thread become two 3-byte U+FFFD.
-        let raw = b"[t\xe3\xe3] INFO X: msg";
-        let at = raw.len() - 3;
-        let (excerpt, offset) = excerpt_and_message_offset(raw, at);
-        assert_eq!(&excerpt[offset as usize..], "msg");
-        assert_eq!(offset as usize, at + 4);
-        // Valid text: the offset is the byte offset.
-        let (excerpt, offset) = excerpt_and_message_offset(b"[main] INFO X: msg", 15);
-        assert_eq!(&excerpt[offset as usize..], "msg");
-        // An offset inside a character (cut there by MAX_EXCERPT or a layout) falls to its start.
-        let (excerpt, offset) = excerpt_and_message_offset("ab\u{e9}cd".as_bytes(), 3);
-        assert!(excerpt.is_char_boundary(offset as usize));
-    }
 
     fn scan_text(text: &[u8]) -> (InputStats, Vec<Event>, Vec<UnparsedLine>) {
         let dir = tempfile::tempdir().unwrap();
