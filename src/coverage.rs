@@ -196,7 +196,7 @@ pub fn of_run(
 
 /// `path:line` of a timeline event.
 fn location(timeline: &Timeline, index: usize) -> String {
-    let Some(e) = timeline.events.get(index) else {
+    let Some(e) = timeline.events.try_get(index) else {
         return "an unknown line".into();
     };
     let path = timeline

@@ -40,7 +40,22 @@ impl HappensBefore {
         }
     }
 
-    fn successors(&self, i: usize) -> &[u32] {
+    /// The same graph with event `i` numbered `position[i]` (the old one is freed before the new one is
+    /// built: the merge's peak memory).
+    pub fn renumbered(self, position: &[u32]) -> HappensBefore {
+        let n = self.start.len() - 1;
+        let mut edges = Vec::with_capacity(self.targets.len());
+        for i in 0..n {
+            for &j in self.successors(i) {
+                edges.push((position[i], position[j as usize]));
+            }
+        }
+        drop(self);
+        HappensBefore::new(n, &edges)
+    }
+
+    /// The events right after event `i`.
+    pub fn successors(&self, i: usize) -> &[u32] {
         &self.targets[self.start[i] as usize..self.start[i + 1] as usize]
     }
 

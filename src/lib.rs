@@ -20,6 +20,7 @@ pub mod cli;
 pub mod contract;
 pub mod coverage;
 pub mod event;
+pub mod event_store;
 pub mod event_stream;
 pub mod excerpt;
 pub mod grammar;
@@ -31,6 +32,7 @@ pub mod live;
 pub mod lsp;
 pub mod model;
 pub mod node;
+pub mod packed;
 pub mod progress;
 #[doc(hidden)]
 pub mod refinement;

@@ -23,6 +23,39 @@ pub enum LifeStep {
     Stopping,
 }
 
+/// The lifecycle steps of a timeline's events, by event index: a few per node run, kept sparse (one
+/// `Option<LifeStep>` per event would cost 16 bytes for every line of a long log).
+#[derive(Debug, Default, Clone)]
+pub struct LifeSteps {
+    steps: rustc_hash::FxHashMap<u32, Option<LifeStep>>,
+}
+
+impl LifeSteps {
+    /// Event `index` makes this step.
+    pub fn set(&mut self, index: usize, step: LifeStep) {
+        self.steps.insert(index as u32, Some(step));
+    }
+
+    /// The indices of the events that make a step, in order.
+    pub fn indices(&self) -> Vec<usize> {
+        let mut v: Vec<usize> = self.steps.keys().map(|&i| i as usize).collect();
+        v.sort_unstable();
+        v
+    }
+}
+
+impl std::ops::Index<usize> for LifeSteps {
+    type Output = Option<LifeStep>;
+
+    /// The step event `index` makes, if any.
+    fn index(&self, index: usize) -> &Option<LifeStep> {
+        u32::try_from(index)
+            .ok()
+            .and_then(|i| self.steps.get(&i))
+            .unwrap_or(&None)
+    }
+}
+
 #[derive(Default)]
 struct NodeLife {
     /// Index of the last event seen from this run, if any.
@@ -67,13 +100,24 @@ fn ends_the_run(kind: EventKind) -> bool {
 impl Lifecycle {
     /// Observes event `index`; returns the lifecycle step it makes, if any.
     pub fn observe(&mut self, index: usize, e: &Event, test_output: bool) -> Option<LifeStep> {
-        e.node.as_ref()?;
-        let key = e.node_key as usize;
+        let node = e.node.as_ref().map(|_| e.node_key);
+        self.observe_step(index, e.kind, node, test_output)
+    }
+
+    /// [`Lifecycle::observe`] of an event of this kind on the node with this key (if any).
+    pub fn observe_step(
+        &mut self,
+        index: usize,
+        kind: EventKind,
+        node_key: Option<u32>,
+        test_output: bool,
+    ) -> Option<LifeStep> {
+        let key = node_key? as usize;
         if key >= self.nodes.len() {
             self.nodes.resize_with(key + 1, NodeLife::default);
         }
         let life = &mut self.nodes[key];
-        let step = match e.kind {
+        let step = match kind {
             EventKind::ProcessStarted => {
                 let crashed = if test_output || life.shut_down {
                     None
@@ -207,7 +251,7 @@ mod tests {
                 .events
                 .iter()
                 .enumerate()
-                .map(|(i, e)| life.observe(i, e, tl.test_output[0]))
+                .map(|(i, e)| life.observe(i, &e, tl.test_output[0]))
                 .collect();
             assert_eq!(got[2], Some(LifeStep::Started { crashed }));
         }
@@ -312,7 +356,7 @@ mod tests {
             .iter()
             .enumerate()
             .filter_map(|(i, e)| {
-                let step = life.observe(i, e, tl.is_test_output(e.span.input))?;
+                let step = life.observe(i, &e, tl.is_test_output(e.span.input))?;
                 Some((e.node.as_deref()?.to_string(), e.span.line, step))
             })
             .collect()
@@ -364,6 +408,7 @@ mod tests {
             &|_, _| {},
         );
         tl.events
+            .heads()
             .iter()
             .position(|e| e.span.line == line)
             .expect("an event on that line")

@@ -43,7 +43,7 @@ struct Shared {
 type Seen = (&'static str, &'static str, String, u32, u64);
 
 fn identity(timeline: &Timeline, model: &'static str, v: &Violation) -> Seen {
-    let span = timeline.events[v.primary].span;
+    let span = timeline.events.head(v.primary).span;
     (
         model,
         v.invariant.name,

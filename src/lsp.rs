@@ -486,7 +486,7 @@ impl<W: Write> Server<W> {
         let mut diagnostics: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
         for r in &reports {
             for v in &r.violations {
-                let input = timeline.events[v.primary].span.input as usize;
+                let input = timeline.events.head(v.primary).span.input as usize;
                 if let Some(d) = violation_diagnostic(&timeline, &uris, r, v) {
                     diagnostics.entry(files[input].clone()).or_default().push(d);
                 }
@@ -600,7 +600,7 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 
 /// The range of an event's message on its record's first line (0-based line, UTF-16 columns).
 fn message_range(timeline: &Timeline, index: usize) -> Range {
-    let e = &timeline.events[index];
+    let e = &timeline.events.get(index);
     let line = e.span.line.saturating_sub(1).min(u32::MAX as u64) as u32;
     // The LSP scans the editor's buffer, whose lines every event keeps.
     let text = e
@@ -639,7 +639,9 @@ fn violation_diagnostic(
         .related
         .iter()
         .filter_map(|(i, label)| {
-            let uri = uris.get(timeline.events[*i].span.input as usize)?.clone()?;
+            let uri = uris
+                .get(timeline.events.head(*i).span.input as usize)?
+                .clone()?;
             Some(DiagnosticRelatedInformation {
                 location: Location::new(uri, message_range(timeline, *i)),
                 message: label.clone(),
@@ -674,8 +676,12 @@ fn inconclusive_diagnostic(
 ) -> Option<(usize, Diagnostic)> {
     let bug = crate::bugs::by_name(report.model)?;
     let model = (bug.monitor)();
-    let index = timeline.events.iter().position(|e| model.reads(e.kind))?;
-    let input = timeline.events[index].span.input as usize;
+    let index = timeline
+        .events
+        .heads()
+        .iter()
+        .position(|e| model.reads(e.kind))?;
+    let input = timeline.events.head(index).span.input as usize;
     Some((
         input,
         Diagnostic {

@@ -78,7 +78,7 @@ fn verdicts(
     for r in replay(tl, select(&[]).unwrap()) {
         verdict.insert(r.model, r.verdict);
         for v in &r.violations {
-            let e = &tl.events[v.primary];
+            let e = &tl.events.get(v.primary);
             let mut line = e.span.line;
             if let Some((input, first, count)) = deleted {
                 if e.span.input as usize == input && line >= first {
@@ -128,7 +128,7 @@ struct Record {
 
 fn records(tl: &Timeline, grammar: &Grammar, texts: &[String]) -> Vec<Record> {
     let mut by_span: BTreeMap<(usize, u64), Record> = BTreeMap::new();
-    for e in &tl.events {
+    for e in tl.events.iter() {
         let input = e.span.input as usize;
         let text = &texts[input];
         let start = e.span.byte_offset as usize;

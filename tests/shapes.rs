@@ -176,7 +176,7 @@ fn answer_of(tl: &Timeline, locate: Locate) -> Answer {
                 .violations
                 .iter()
                 .map(|v| {
-                    let e = &tl.events[v.primary];
+                    let e = &tl.events.get(v.primary);
                     let excerpt = tl.excerpt(v.primary);
                     let text = excerpt.text.as_bytes();
                     // The line as its node logged it, without a docker-compose prefix.

@@ -181,18 +181,18 @@ mod tests {
         let tl = timeline(vec![stdin]);
         let bug = by_name("scm-secret-keys").unwrap();
         let cx = Ctx { timeline: &tl };
-        let watched: Vec<&str> = tl
+        let watched: Vec<String> = tl
             .events
             .iter()
             .filter(|e| matches!(cx.instance(e, &bug.about.role), Instance::Of(..)))
-            .map(|e| e.node.as_deref().unwrap())
+            .map(|e| e.node.as_deref().unwrap().to_string())
             .collect();
         assert_eq!(watched, ["with-keys", "with-keys"]);
         let w = crate::check::observe_one(&tl, bug).1;
         let witnessed: Vec<&str> = w
             .witnesses
             .iter()
-            .map(|w| tl.events[w.event].node.as_deref().unwrap())
+            .map(|w| &**tl.events.node_name(w.event).unwrap())
             .collect();
         assert_eq!(witnessed, ["with-keys", "with-keys"]);
     }

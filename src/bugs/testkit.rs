@@ -40,7 +40,7 @@ pub fn timeline_of(args: &[String]) -> Timeline {
 
 /// `file:line` of event `i`, the file name without `prefix` (the part every file of a scenario shares).
 pub fn file_line(tl: &Timeline, i: usize, prefix: &str) -> String {
-    let e = &tl.events[i];
+    let e = &tl.events.get(i);
     let path = &tl.inputs[e.span.input as usize].path;
     let file = Path::new(path).file_name().unwrap().to_string_lossy();
     let file = file.strip_prefix(prefix).unwrap_or(&file);

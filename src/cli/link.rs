@@ -379,7 +379,7 @@ struct NotABehaviour {
 }
 
 fn describe_event(timeline: &Timeline, index: usize) -> String {
-    let e = &timeline.events[index];
+    let e = &timeline.events.get(index);
     let path = timeline
         .inputs
         .get(e.span.input as usize)

@@ -851,9 +851,15 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
             RunInputs::Streams(inputs) => streams_as_inputs(inputs),
         };
         if let Some(bar) = &mut progress {
-            bar.merging(per_input.iter().map(Vec::len).sum(), per_input.len());
+            bar.merging(
+                per_input
+                    .iter()
+                    .map(crate::event_store::InputEvents::len)
+                    .sum(),
+                per_input.len(),
+            );
         }
-        let mut timeline = crate::timeline::from_events(stats, per_input, test_output, max_skew);
+        let mut timeline = crate::timeline::from_inputs(stats, per_input, test_output, max_skew);
         timeline.utc_offset_ms = log_utc_offset;
         let monitors = crate::check::monitors(models);
         // With coverage, the same pass also gives each model's witnessed spec actions.
@@ -948,13 +954,22 @@ fn event_runs(inputs: Vec<StreamInput>, per_file: bool) -> Vec<(Option<String>, 
 /// this run.
 fn streams_as_inputs(
     inputs: Vec<StreamInput>,
-) -> (Vec<InputStats>, Vec<Vec<crate::event::Event>>, Vec<bool>) {
-    let (stats, mut per_input): (Vec<_>, Vec<_>) = inputs.into_iter().unzip();
-    for (i, events) in per_input.iter_mut().enumerate() {
-        for e in events {
-            e.span.input = i as u32;
-        }
-    }
+) -> (
+    Vec<InputStats>,
+    Vec<crate::event_store::InputEvents>,
+    Vec<bool>,
+) {
+    let (stats, per_input): (Vec<_>, Vec<_>) = inputs.into_iter().unzip();
+    let per_input = per_input
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut events)| {
+            for e in &mut events {
+                e.span.input = i as u32;
+            }
+            crate::event_store::InputEvents::from_events(events)
+        })
+        .collect();
     let test_output = crate::timeline::test_layout(&stats);
     (stats, per_input, test_output)
 }

@@ -96,6 +96,7 @@ pub fn observe_ticking(
         })
         .collect();
     for (i, e) in timeline.events.iter().enumerate() {
+        let e = &e;
         if let Some(tick) = tick.filter(|_| i % REPLAY_TICK == 0) {
             tick(i);
         }
@@ -163,10 +164,10 @@ pub fn observe_ticking(
 /// A violation whose causal chain crosses nodes only by clocks within the skew tolerance may rest on an order
 /// the logs do not fix: say so.
 fn ambiguity(timeline: &Timeline, v: &Violation) -> Option<String> {
-    let p = &timeline.events[v.primary];
+    let p = &timeline.events.get(v.primary);
     for (r, label) in &v.related {
         if !timeline.order_is_certain(*r, v.primary) {
-            let e = &timeline.events[*r];
+            let e = &timeline.events.get(*r);
             let gap = match (e.time, p.time) {
                 (Some(a), Some(b)) => format!("{} ms", (b.millis - a.millis).abs()),
                 _ => "an unknown time".into(),

@@ -446,7 +446,7 @@ pub fn check_logs(monitor: Box<dyn Model>, logs: &Logs, dir: &Path) -> Result<Ch
             .violations
             .iter()
             .map(|v| {
-                let e = &tl.events[v.primary];
+                let e = &tl.events.get(v.primary);
                 let path = &tl.inputs[e.span.input as usize].path;
                 let name = Path::new(path)
                     .file_name()

@@ -194,7 +194,7 @@ pub struct Loc<'a> {
 }
 
 pub fn loc(timeline: &Timeline, index: usize) -> Loc<'_> {
-    let e = &timeline.events[index];
+    let e = &timeline.events.get(index);
     Loc {
         path: &timeline.inputs[e.span.input as usize].path,
         line: e.span.line,

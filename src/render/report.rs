@@ -128,7 +128,7 @@ impl Diagnostic for ViolationDiagnostic {
 
 /// The first line of event `index`'s record as a miette source, numbered as in its input.
 pub fn line_source(timeline: &Timeline, index: usize) -> LineSource {
-    let e = &timeline.events[index];
+    let e = &timeline.events.get(index);
     let path = &timeline.inputs[e.span.input as usize].path;
     let excerpt = timeline.excerpt(index);
     let line = &excerpt.text;
@@ -153,7 +153,7 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 }
 
 fn location(timeline: &Timeline, index: usize) -> String {
-    let e = &timeline.events[index];
+    let e = &timeline.events.get(index);
     format!(
         "{}:{}",
         sanitize(&timeline.inputs[e.span.input as usize].path),
@@ -260,7 +260,7 @@ pub fn render_summary(timeline: &Timeline, reports: &[ModelReport], all: bool) -
 
 /// One violation as in the `--format json` contract (also a `--format json-lines` line's core).
 pub fn violation_json(timeline: &Timeline, r: &ModelReport, v: &Violation, first: bool) -> Json {
-    let e = &timeline.events[v.primary];
+    let e = &timeline.events.get(v.primary);
     json!({
         "invariant": v.invariant,
         "code": v.invariant.code,
@@ -275,7 +275,7 @@ pub fn violation_json(timeline: &Timeline, r: &ModelReport, v: &Violation, first
             "byte_len": e.span.byte_len,
         },
         "related": v.related.iter().map(|(i, label)| {
-            let r = &timeline.events[*i];
+            let r = &timeline.events.get(*i);
             json!({"path": timeline.inputs[r.span.input as usize].path, "line": r.span.line, "label": label})
         }).collect::<Vec<_>>(),
         "ambiguous_order": v.ambiguous_order,

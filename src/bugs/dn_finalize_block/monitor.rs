@@ -256,7 +256,7 @@ mod tests {
         assert_eq!(v.invariant.code, "OZ-DN-BLOCK-001");
         assert_eq!(v.instance, "dn1/1/7");
         assert_eq!(v.primary, 3);
-        assert_eq!(tl.events[3].kind, BlockCommitted);
+        assert_eq!(tl.events.head(3).kind, BlockCommitted);
         let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
         assert_eq!(related, vec![1, 2]);
         assert!(

@@ -140,13 +140,13 @@ fn target_block(timeline: &Timeline) -> Option<(u64, u64)> {
             events
                 .iter()
                 .filter(|e| on_dn(timeline, e) && e.kind == EventKind::BlockFinalized)
-                .find_map(block_of)
+                .find_map(|e| block_of(&e))
         })
         .or_else(|| {
             events
                 .iter()
                 .filter(|e| on_dn(timeline, e) && is_commit(e.kind))
-                .find_map(block_of)
+                .find_map(|e| block_of(&e))
         })
 }
 
@@ -157,6 +157,7 @@ fn committed_after_finalize(timeline: &Timeline) -> Option<(u64, u64)> {
     type Seen = (bool, Option<u64>);
     let mut seen: FxHashMap<(u32, (u64, u64)), Seen> = FxHashMap::default();
     for e in timeline.events.iter().filter(|e| on_dn(timeline, e)) {
+        let e = &e;
         let Some(block) = block_of(e) else { continue };
         let (finalized, last_bcs) = seen.entry((e.node_key, block)).or_default();
         if e.kind == EventKind::BlockFinalized {
@@ -407,6 +408,7 @@ impl Table {
 pub fn witnesses(timeline: &Timeline) -> Witnessed {
     let mut table = Table::default();
     for (i, e) in timeline.events.iter().enumerate() {
+        let e = &e;
         table.step(timeline, i, e, timeline.life[i]);
     }
     table.finish(timeline)

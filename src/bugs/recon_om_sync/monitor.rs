@@ -197,7 +197,7 @@ impl ReconOmSync {
         running.sort_by_key(|(_, i)| *i);
         let inv = invariant(self, "DerivedTasksMatchOmLineage");
         let ev = &cx.timeline.events;
-        let after = seq(&ev[due.sync_after]).unwrap_or_default();
+        let after = seq(&ev.get(due.sync_after)).unwrap_or_default();
         let mut related = Vec::new();
         if let Some(f) = due.fallback {
             related.push((
@@ -209,7 +209,8 @@ impl ReconOmSync {
             related.push((s, "full snapshot of the OM DB installed".to_string()));
         }
         if let Some(h) = due.highest {
-            let processed = seq(&ev[h]).or_else(|| ev[h].field("db_seq").and_then(Value::as_i64));
+            let processed =
+                seq(&ev.get(h)).or_else(|| ev.get(h).field("db_seq").and_then(Value::as_i64));
             related.push((
                 h,
                 format!(
@@ -222,7 +223,7 @@ impl ReconOmSync {
             due.sync_after,
             format!(
                 "sequence number after sync {}: not above it, a new OM lineage",
-                seq(&ev[due.sync_after]).unwrap_or_default()
+                seq(&ev.get(due.sync_after)).unwrap_or_default()
             ),
         ));
         if let Some((t, i)) = running.last() {
@@ -342,7 +343,7 @@ impl Model for ReconOmSync {
             // number, hence its lineage, is not in view.
             self.knowledge.unknown(format!(
                 "Recon {node} installed a full snapshot (line {}) whose sequence number is not in view (no `Sequence number after sync` before its restart), so whether it was an earlier OM lineage cannot be told",
-                cx.timeline.events[snap].span.line
+                cx.timeline.events.head(snap).span.line
             ));
             r.forget_sequence();
         }
@@ -494,7 +495,7 @@ impl Model for ReconOmSync {
                 if let Some(ended) = due.outcome_unknown {
                     self.knowledge.unknown(format!(
                         "Recon {node} restarted after a reprocess that ended (line {}) with neither `Re-initialization of tasks completed successfully.` nor `Re-initialization of tasks failed.` in view, so whether the derived tasks were rebuilt for the new OM lineage cannot be told",
-                        cx.timeline.events[ended].span.line
+                        cx.timeline.events.head(ended).span.line
                     ));
                     self.recons.get_mut(&key).expect("present").rebuild = None;
                     return;
@@ -616,7 +617,7 @@ mod tests {
         assert_eq!(v.invariant.code, "OZ-RECON-001");
         assert_eq!(v.instance, R);
         assert_eq!(v.primary, 9);
-        assert_eq!(tl.events[9].kind, OmServiceProviderStarted);
+        assert_eq!(tl.events.head(9).kind, OmServiceProviderStarted);
         // fallback, snapshot, highest processed, sync after, running task, restart.
         let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
         assert_eq!(related, vec![3, 4, 2, 5, 6, 7]);
@@ -863,7 +864,7 @@ mod tests {
         let (tl, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
         assert_eq!(r.verdict, Verdict::Violated);
         let v = r.first().unwrap();
-        assert_eq!(tl.events[v.primary].kind, OmServiceProviderStarted);
+        assert_eq!(tl.events.head(v.primary).kind, OmServiceProviderStarted);
         assert!(
             v.message.contains("back to sequence number 40"),
             "{}",
@@ -902,7 +903,7 @@ mod tests {
         assert_eq!(r.verdict, Verdict::Violated);
         let v = r.first().unwrap();
         assert_eq!(v.primary, 8);
-        assert_eq!(tl.events[8].kind, OmServiceProviderStarted);
+        assert_eq!(tl.events.head(8).kind, OmServiceProviderStarted);
     }
 
     use crate::grammar::Grammar;

@@ -65,7 +65,7 @@ fn recon_node(timeline: &Timeline) -> Option<(u32, String)> {
         if e.component != Component::Recon {
             return None;
         }
-        match cx.instance(e, &super::monitor::ABOUT.role) {
+        match cx.instance(&e, &super::monitor::ABOUT.role) {
             Instance::Of(node, key) => Some((key, node.to_string())),
             _ => None,
         }
@@ -81,6 +81,7 @@ fn lineages(timeline: &Timeline, key: u32) -> (BTreeMap<usize, u32>, BTreeMap<u3
     let mut cursor = 0i64;
     let mut snapshot = false;
     for (i, e) in timeline.events.iter().enumerate() {
+        let e = &e;
         if e.node_key != key {
             continue;
         }
@@ -156,10 +157,9 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
     // Where this Recon stops or starts, for the look-ahead below.
     let life_steps: BTreeSet<usize> = timeline
         .life
-        .iter()
-        .enumerate()
-        .filter(|(i, l)| l.is_some() && timeline.events[*i].node_key == key)
-        .map(|(i, _)| i)
+        .indices()
+        .into_iter()
+        .filter(|&i| timeline.events.head(i).node == key)
         .collect();
     let mut phase: Option<Phase> = None;
     let mut om = 0u32;
@@ -176,6 +176,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
     let mut resolved_early: BTreeSet<usize> = BTreeSet::new();
     let mut skipped: Vec<String> = Vec::new();
     for (i, e) in timeline.events.iter().enumerate() {
+        let e = &e;
         let life = timeline.life[i];
         if stop.is_some() {
             break;
@@ -191,7 +192,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
         if let (Some(_), Some(snap)) = (life, snapshot_pending) {
             stop = Some(format!(
                 "the export ends at line {}: the full snapshot installed at line {} shows no sequence number before Recon stops or restarts, so its OM lineage is not in view",
-                e.span.line, timeline.events[snap].span.line
+                e.span.line, timeline.events.head(snap).span.line
             ));
             break;
         }
@@ -213,13 +214,13 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
             let Some((j, l)) = resolved else {
                 stop = Some(format!(
                     "the export ends at line {}: the full snapshot installed at line {} shows no sequence number in these logs",
-                    e.span.line, timeline.events[snap].span.line
+                    e.span.line, timeline.events.head(snap).span.line
                 ));
                 break;
             };
             let r = abs[&(
                 l,
-                snapshot_seq(&timeline.events[j], true).expect("resolved"),
+                snapshot_seq(&timeline.events.get(j), true).expect("resolved"),
             )];
             if l != lineage {
                 push(&mut w, snap, "OmRestore", vec![TlaValue::int(i64::from(r))]);
@@ -542,7 +543,7 @@ mod tests {
                     let step = &b.steps[k - 1];
                     assert_eq!(step.action, "Reconcile", "{what}");
                     assert_eq!(step.event, Some(primary), "{what}");
-                    let line = tl.events[primary].span.line;
+                    let line = tl.events.head(primary).span.line;
                     assert_eq!(line, if merged { 189 } else { 161 }, "{what}");
                     assert_eq!(k, if merged { 25 } else { 26 }, "{what}");
                     assert_eq!(inferred, ["Crash"], "{what}");
@@ -571,9 +572,9 @@ mod tests {
                     let e = step.event.unwrap();
                     let start = (0..e)
                         .rev()
-                        .find(|&i| tl.events[i].kind == EventKind::OmServiceProviderStarting)
+                        .find(|&i| tl.events.head(i).kind == EventKind::OmServiceProviderStarting)
                         .unwrap();
-                    let queued = tl.events[start..e]
+                    let queued = tl.events.heads()[start..e]
                         .iter()
                         .any(|x| x.kind == EventKind::StartupReinitQueued);
                     assert_eq!(next.reinit_queued, queued, "{what}: Reconcile at {e}");

@@ -267,7 +267,7 @@ impl Model for ScmFinalization {
                 // verdict rests on clocks alone.
                 let skew = cx.timeline.max_skew_ms;
                 for (fence, scm, dn_number) in &self.unexplained_fences {
-                    let close = match (cx.timeline.events[*fence].time, e.time) {
+                    let close = match (cx.timeline.events.head(*fence).time(), e.time) {
                         (Some(a), Some(b)) => b.millis - a.millis <= skew,
                         _ => true,
                     };
@@ -534,7 +534,7 @@ mod tests {
         assert_eq!(v.invariant.code, "OZ-SCM-FIN-001");
         assert_eq!(v.instance, "scm3");
         assert_eq!(v.primary, 7);
-        assert_eq!(tl.events[7].kind, VersionManagerInitialized);
+        assert_eq!(tl.events.head(7).kind, VersionManagerInitialized);
         // replaced, the snapshot's version, and the first stop line.
         let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
         assert_eq!(related, vec![2, 3, 4]);
@@ -632,7 +632,7 @@ mod tests {
             .find(|v| v.invariant == "VersionFileCoversDb")
             .expect("VersionFileCoversDb");
         assert_eq!(v.primary, 3);
-        assert_eq!(tl.events[3].kind, ProcessStarted);
+        assert_eq!(tl.events.head(3).kind, ProcessStarted);
         // The crash is shown by the restart line itself.
         let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
         assert_eq!(related, vec![1, 2, 3]);
@@ -663,7 +663,7 @@ mod tests {
         assert_eq!(v.invariant, "NoFinalizedDatanodeFenced");
         assert_eq!(v.invariant.code, "OZ-SCM-FIN-002");
         assert_eq!(v.primary, 2);
-        assert_eq!(tl.events[2].kind, DatanodeFenced);
+        assert_eq!(tl.events.head(2).kind, DatanodeFenced);
         assert_eq!(v.instance, "scm2/0e4a1c7b (dn1)");
         let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
         assert_eq!(related, vec![0, 1]);

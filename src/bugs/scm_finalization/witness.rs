@@ -72,14 +72,14 @@ impl Names {
     fn of(timeline: &Timeline) -> Names {
         let events = &timeline.events;
         let mut dn_hosts: HashMap<String, BTreeSet<String>> = HashMap::new();
-        for e in events {
-            if let Some((uuid, Some(host))) = datanode_of(e) {
+        for e in events.iter() {
+            if let Some((uuid, Some(host))) = datanode_of(&e) {
                 dn_hosts.entry(host).or_default().insert(uuid);
             }
         }
         let by_host = dn_hosts.values().all(|uuids| uuids.len() == 1);
         let mut scm_ids: HashMap<String, String> = HashMap::new();
-        for e in events {
+        for e in events.iter() {
             if let (Some(node), Some(Value::Str(id))) = (
                 e.node.as_ref(),
                 match e.kind {
@@ -120,10 +120,10 @@ impl Table {
         let by_host = names.by_host;
         let events = &timeline.events;
         let is_scm = |i: usize| {
-            let e = &events[i];
-            e.node.is_some() && timeline.plays(e.node_key, &super::monitor::ABOUT.role)
+            let h = events.head(i);
+            h.has_node() && timeline.plays(h.node, &super::monitor::ABOUT.role)
         };
-        let test_output = |i: usize| timeline.is_test_output(events[i].span.input);
+        let test_output = |i: usize| timeline.is_test_output(events.head(i).span.input);
         let dn_value = |e: &Event| {
             datanode_of(e).map(|(uuid, host)| match host {
                 Some(h) if by_host => model_value_for(&h),
@@ -171,18 +171,18 @@ impl Table {
                 st.swapped = false;
                 st.starting = true;
                 // The restart is complete once the version manager is built from VERSION.
-                st.restart_at = events[i + 1..]
+                st.restart_at = events.heads()[i + 1..]
                     .iter()
                     .enumerate()
                     .take_while(|(_, x)| {
-                        x.node_key != e.node_key
+                        x.node != e.node_key
                             || !matches!(
                                 x.kind,
                                 EventKind::ProcessStarted | EventKind::ScmRaftServerCreated
                             )
                     })
                     .find(|(_, x)| {
-                        x.node_key == e.node_key && x.kind == EventKind::VersionManagerInitialized
+                        x.node == e.node_key && x.kind == EventKind::VersionManagerInitialized
                     })
                     .map(|(k, _)| i + 1 + k);
                 if st.restart_at.is_none() {
@@ -210,9 +210,9 @@ impl Table {
             EventKind::ScmBecameLeader => w(out, i, "BecomeLeader", vec![s.clone()]),
             EventKind::VersionFinalized => {
                 // One line per version step: the last of the run completes the step.
-                let last = events[i + 1..]
+                let last = events.heads()[i + 1..]
                     .iter()
-                    .find(|x| x.node_key == e.node_key)
+                    .find(|x| x.node == e.node_key)
                     .is_none_or(|x| x.kind != EventKind::VersionFinalized);
                 if st.starting || st.swapped || !last {
                     ignored.insert("VersionFinalized");
@@ -339,6 +339,7 @@ impl Table {
 pub fn witnesses(timeline: &Timeline) -> Witnessed {
     let mut table = Table::default();
     for (i, e) in timeline.events.iter().enumerate() {
+        let e = &e;
         table.step(timeline, i, e, timeline.life[i]);
     }
     table.finish(timeline)

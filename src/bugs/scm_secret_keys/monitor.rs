@@ -134,7 +134,10 @@ impl ScmSecretKeys {
     ) -> Violation {
         let inv = invariant(self, "KeyFileCoversDb");
         let ev = &cx.timeline.events;
-        let at = n.replaced.map(|r| term_index(&ev[r])).unwrap_or_default();
+        let at = n
+            .replaced
+            .map(|r| term_index(&ev.get(r)))
+            .unwrap_or_default();
         let how = if crashed {
             "crashed (this STARTUP_MSG follows no shutdown)"
         } else {
@@ -325,8 +328,10 @@ impl Model for ScmSecretKeys {
                 // it fell behind): then the DB's keys are likely covered, and no line tells otherwise.
                 let fetched: Vec<String> = n
                     .fetched
-                    .and_then(|f| key_list(&cx.timeline.events[f]))
-                    .map(|ks| ks.iter().map(|k| k.id.clone()).collect())
+                    .and_then(|f| {
+                        key_list(&cx.timeline.events.get(f))
+                            .map(|ks| ks.iter().map(|k| k.id.clone()).collect())
+                    })
                     .unwrap_or_default();
                 // The keys the DB's list may hold: those the leader sent, surely unexpired now, and known
                 // before the checkpoint was downloaded (a later rotation is not in the checkpoint).
@@ -626,7 +631,7 @@ mod tests {
         assert_eq!(v.instance, "scm3");
         // The first stop line, not SHUTDOWN_MSG nor the next start.
         assert_eq!(v.primary, 4);
-        assert_eq!(tl.events[v.primary].kind, ComponentStopping);
+        assert_eq!(tl.events.head(v.primary).kind, ComponentStopping);
         let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
         assert_eq!(related, vec![1, 2, 3]);
         assert!(v.message.contains("stopped"), "{}", v.message);
@@ -649,7 +654,7 @@ mod tests {
         let v = r.first().expect("a violation");
         assert_eq!(v.invariant, "KeyFileCoversDb");
         assert_eq!(v.primary, 3);
-        assert_eq!(tl.events[v.primary].kind, ProcessStarted);
+        assert_eq!(tl.events.head(v.primary).kind, ProcessStarted);
         let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
         assert_eq!(related, vec![1, 2]);
         assert!(v.message.contains("crashed"), "{}", v.message);
@@ -747,7 +752,7 @@ mod tests {
         assert_eq!(v.invariant.code, "OZ-SCM-KEYS-002");
         assert_eq!(v.instance, "scm2");
         assert_eq!(v.primary, 1);
-        assert_eq!(tl.events[1].node.as_deref(), Some("scm2"));
+        assert_eq!(tl.events.get(1).node.as_deref(), Some("scm2"));
         assert_eq!(v.related.len(), 1);
         assert_eq!(v.related[0].0, 0);
         assert!(v.related[0].1.contains("K1"), "{}", v.related[0].1);

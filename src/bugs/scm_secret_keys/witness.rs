@@ -77,9 +77,9 @@ pub fn is_key_line(k: EventKind) -> bool {
 /// follow leadership event `at` on the same node, before anything ends that leadership? The line that
 /// completes `BecomeLeader` then.
 fn key_init_after(timeline: &Timeline, at: usize) -> Option<usize> {
-    let key = timeline.events[at].node_key;
-    for (j, e) in timeline.events.iter().enumerate().skip(at + 1) {
-        if e.node_key != key {
+    let key = timeline.events.head(at).node;
+    for (j, e) in timeline.events.heads().iter().enumerate().skip(at + 1) {
+        if e.node != key {
             continue;
         }
         match e.kind {
@@ -292,6 +292,7 @@ impl Table {
 pub fn witnesses(timeline: &Timeline) -> Witnessed {
     let mut table = Table::default();
     for (i, e) in timeline.events.iter().enumerate() {
+        let e = &e;
         table.step(timeline, i, e, timeline.life[i]);
     }
     table.finish(timeline)

@@ -1,0 +1,628 @@
+//! Events kept by the million: a fixed-size head per event in memory, its fields and excerpt packed
+//! ([`crate::packed`]) in a byte arena that moves to an unlinked temporary file once the run's arenas hold
+//! more than [`MEMORY_BUDGET`].
+//!
+//! The merge needs every event of a run before it can order them, and the passes before it (banners,
+//! aliases, repeated records, services, causal edges) read heads and the fields of a few kinds. A model
+//! step reads one event's fields, once, in merged order. So the head (80 bytes: kind, node, thread, time,
+//! span, ...) stays in memory and the fields are read back when an event is stepped or reported: a
+//! `check` of an event-dense 1.2 GB log holds about 3.4 million heads instead of as many `Event`s of
+//! 300-600 bytes each. Node and thread names are interned: a head holds their numbers.
+
+use crate::event::{Event, NodeSource, Span};
+use crate::layout::Level;
+use crate::packed::{self, Reader};
+use crate::time::Timestamp;
+use crate::value::Value;
+use crate::vocab::{Component, EventKind};
+use rustc_hash::FxHashMap;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// A head's node when the event has none.
+pub const NO_NODE: u32 = u32::MAX;
+
+/// Bytes of packed fields all arenas of the process keep in memory before they move to their files.
+pub const MEMORY_BUDGET: usize = 32 << 20;
+/// An arena writes to its file in pieces of at least this size (when the budget is spent).
+const FLUSH_AT: usize = 1 << 20;
+/// Bytes read from a spill file at once: replay reads an input's events nearly in file order.
+const READ_WINDOW: usize = 256 << 10;
+
+/// Packed bytes held in memory by every arena of the process.
+static IN_MEMORY: AtomicUsize = AtomicUsize::new(0);
+
+/// Gives the memory freed since the last call back to the system. glibc keeps the blocks a phase freed
+/// (the scan's buffers and in-flight records, the merge's graph) in its per-thread arenas, where the next
+/// phase's large vectors cannot reuse them: on a 1.2 GB log that is over 100 MB of resident garbage.
+pub fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory to the system; no pointer is touched.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// What the timeline keeps in memory of an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Head {
+    pub span: Span,
+    /// Milliseconds of the record's time; `i64::MIN` when it has none.
+    millis: i64,
+    pub excerpt_hash: u64,
+    /// Where its packed fields and excerpt start in its input's arena.
+    data: u64,
+    /// A node number ([`NO_NODE`]: none): in an [`InputEvents`] the input's own, in an [`EventStore`] the
+    /// run's node key ([`crate::event::Event::node_key`]).
+    pub node: u32,
+    /// The thread name's number in its input's thread table.
+    pub thread: u32,
+    pub rule: u32,
+    pub message_offset: u32,
+    pub kind: EventKind,
+    pub component: Component,
+    pub node_from: Option<NodeSource>,
+    pub level: Option<Level>,
+    has_date: bool,
+}
+
+impl Head {
+    pub fn time(&self) -> Option<Timestamp> {
+        (self.millis != i64::MIN).then_some(Timestamp {
+            millis: self.millis,
+            has_date: self.has_date,
+        })
+    }
+
+    pub fn has_node(&self) -> bool {
+        self.node != NO_NODE
+    }
+
+    /// The node number, if any.
+    pub fn node(&self) -> Option<u32> {
+        self.has_node().then_some(self.node)
+    }
+}
+
+/// Packed bytes, in memory and, past the budget, in an unlinked temporary file.
+#[derive(Debug)]
+struct Arena {
+    /// Bytes from `flushed` on.
+    tail: Vec<u8>,
+    /// How many bytes are in `file`.
+    flushed: u64,
+    file: Option<File>,
+    /// The last window read from `file`: (its offset, its bytes).
+    window: Mutex<(u64, Vec<u8>)>,
+    /// False where no temporary file can be made: everything stays in memory.
+    may_spill: bool,
+    /// Spill whenever a piece is ready, whatever the budget (tests).
+    always_spill: bool,
+}
+
+impl Arena {
+    fn new() -> Arena {
+        Arena {
+            tail: Vec::new(),
+            flushed: 0,
+            file: None,
+            window: Mutex::new((0, Vec::new())),
+            may_spill: true,
+            always_spill: false,
+        }
+    }
+
+    fn len(&self) -> u64 {
+        self.flushed + self.tail.len() as u64
+    }
+
+    /// Appends one record (its length first); returns where it starts.
+    fn push(&mut self, record: &[u8]) -> u64 {
+        let at = self.len();
+        let before = self.tail.len();
+        packed::put_uvarint(&mut self.tail, record.len() as u64);
+        self.tail.extend_from_slice(record);
+        let grown = self.tail.len() - before;
+        let total = IN_MEMORY.fetch_add(grown, Ordering::Relaxed) + grown;
+        if self.may_spill
+            && self.tail.len() >= if self.always_spill { 1 } else { FLUSH_AT }
+            && (self.always_spill || total > MEMORY_BUDGET)
+        {
+            self.spill();
+        }
+        at
+    }
+
+    /// Moves the in-memory bytes to the file (made on first use).
+    fn spill(&mut self) {
+        if self.file.is_none() {
+            match tempfile::tempfile() {
+                Ok(f) => self.file = Some(f),
+                Err(_) => {
+                    // No temporary directory to write to: correct, only larger.
+                    self.may_spill = false;
+                    return;
+                }
+            }
+        }
+        let file = self.file.as_ref().expect("made above");
+        if file.write_all_at(&self.tail, self.flushed).is_err() {
+            // A full disk: keep what is not written in memory from now on.
+            self.may_spill = false;
+            return;
+        }
+        self.flushed += self.tail.len() as u64;
+        IN_MEMORY.fetch_sub(self.tail.len(), Ordering::Relaxed);
+        self.tail.clear();
+        if self.tail.capacity() > FLUSH_AT * 2 {
+            self.tail.shrink_to(FLUSH_AT);
+        }
+    }
+
+    /// Calls `f` with the record that starts at `at`.
+    fn with_record<R>(&self, at: u64, f: impl FnOnce(&[u8]) -> R) -> R {
+        if at >= self.flushed {
+            let mut r = Reader::new(&self.tail[(at - self.flushed) as usize..]);
+            let len = r.uvarint() as usize;
+            return f(r.bytes(len));
+        }
+        let file = self.file.as_ref().expect("flushed bytes are in the file");
+        let mut window = self.window.lock().unwrap_or_else(|p| p.into_inner());
+        let (start, bytes) = &mut *window;
+        if !record_inside(at, *start, bytes) {
+            // The length prefix (at most 10 bytes), then a window that holds at least the whole record.
+            let mut prefix = [0u8; 10];
+            let avail = (self.flushed - at).min(10) as usize;
+            file.read_exact_at(&mut prefix[..avail], at)
+                .expect("reading back the events' spill file");
+            let mut r = Reader::new(&prefix[..avail]);
+            let len = r.uvarint() as usize + (avail - r.remaining());
+            let size = len.max(READ_WINDOW).min((self.flushed - at) as usize);
+            bytes.resize(size, 0);
+            file.read_exact_at(bytes, at)
+                .expect("reading back the events' spill file");
+            *start = at;
+        }
+        let mut r = Reader::new(&bytes[(at - *start) as usize..]);
+        let len = r.uvarint() as usize;
+        f(r.bytes(len))
+    }
+}
+
+/// Does the window of `bytes` read at `start` hold the whole record at `at`, its length prefix included?
+fn record_inside(at: u64, start: u64, bytes: &[u8]) -> bool {
+    if at < start {
+        return false;
+    }
+    let mut i = (at - start) as usize;
+    let (mut len, mut shift) = (0u64, 0);
+    loop {
+        let Some(&b) = bytes.get(i) else {
+            return false;
+        };
+        i += 1;
+        len |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            break;
+        }
+        shift += 7;
+    }
+    (i as u64).saturating_add(len) <= bytes.len() as u64
+}
+
+impl Drop for Arena {
+    fn drop(&mut self) {
+        IN_MEMORY.fetch_sub(self.tail.len(), Ordering::Relaxed);
+    }
+}
+
+/// What unpacks an input's events: its arena, thread names and field names.
+#[derive(Debug)]
+pub struct InputData {
+    arena: Arena,
+    pub threads: Vec<Arc<str>>,
+    thread_ids: FxHashMap<Arc<str>, u32>,
+    field_names: Vec<&'static str>,
+    field_ids: FxHashMap<&'static str, u32>,
+    /// Reused to pack one record.
+    scratch: Vec<u8>,
+}
+
+impl InputData {
+    fn new() -> InputData {
+        InputData {
+            arena: Arena::new(),
+            threads: Vec::new(),
+            thread_ids: FxHashMap::default(),
+            field_names: Vec::new(),
+            field_ids: FxHashMap::default(),
+            scratch: Vec::new(),
+        }
+    }
+
+    fn thread_id(&mut self, name: &Arc<str>) -> u32 {
+        if let Some(&id) = self.thread_ids.get(name) {
+            return id;
+        }
+        let id = self.threads.len() as u32;
+        self.threads.push(name.clone());
+        self.thread_ids.insert(name.clone(), id);
+        id
+    }
+
+    fn pack(&mut self, fields: &[(&'static str, Value)], excerpt: Option<&str>) -> u64 {
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
+        packed::put_uvarint(&mut out, fields.len() as u64);
+        for (name, value) in fields {
+            let id = match self.field_ids.get(name) {
+                Some(&id) => id,
+                None => {
+                    let id = self.field_names.len() as u32;
+                    self.field_names.push(name);
+                    self.field_ids.insert(name, id);
+                    id
+                }
+            };
+            packed::put_uvarint(&mut out, u64::from(id));
+            packed::put_value(&mut out, value);
+        }
+        match excerpt {
+            Some(text) => {
+                out.push(1);
+                packed::put_uvarint(&mut out, text.len() as u64);
+                out.extend_from_slice(text.as_bytes());
+            }
+            None => out.push(0),
+        }
+        let at = self.arena.push(&out);
+        self.scratch = out;
+        at
+    }
+
+    /// The fields and excerpt of the event with this head.
+    pub fn unpack(&self, head: &Head) -> (Vec<(&'static str, Value)>, Option<Arc<str>>) {
+        self.arena.with_record(head.data, |bytes| {
+            let mut r = Reader::new(bytes);
+            let n = r.uvarint() as usize;
+            let mut fields = Vec::with_capacity(n);
+            for _ in 0..n {
+                let name = self.field_names[r.uvarint() as usize];
+                fields.push((name, r.value()));
+            }
+            let excerpt = (r.byte() == 1).then(|| Arc::from(r.str()));
+            (fields, excerpt)
+        })
+    }
+
+    /// The fields of the event with this head.
+    pub fn fields(&self, head: &Head) -> Vec<(&'static str, Value)> {
+        self.unpack(head).0
+    }
+
+    /// One field of the event with this head.
+    pub fn field(&self, head: &Head, name: &str) -> Option<Value> {
+        self.fields(head)
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v)
+    }
+}
+
+/// An input's events as it was scanned: heads in input order, with node numbers of the input's own
+/// ([`InputEvents::nodes`]) until the timeline gives them the run's.
+#[derive(Debug)]
+pub struct InputEvents {
+    pub heads: Vec<Head>,
+    pub data: InputData,
+    /// The input's node names, by head node number.
+    pub nodes: Vec<Arc<str>>,
+    node_ids: FxHashMap<Arc<str>, u32>,
+}
+
+impl Default for InputEvents {
+    fn default() -> Self {
+        InputEvents::new()
+    }
+}
+
+impl InputEvents {
+    pub fn new() -> InputEvents {
+        InputEvents {
+            heads: Vec::new(),
+            data: InputData::new(),
+            nodes: Vec::new(),
+            node_ids: FxHashMap::default(),
+        }
+    }
+
+    /// Every packed record goes to the temporary file at once (tests of the file path).
+    #[cfg(test)]
+    pub fn spilling() -> InputEvents {
+        let mut s = InputEvents::new();
+        s.data.arena.always_spill = true;
+        s
+    }
+
+    /// An input's node number for `name`.
+    pub fn node_id(&mut self, name: &Arc<str>) -> u32 {
+        if let Some(&id) = self.node_ids.get(name) {
+            return id;
+        }
+        let id = self.nodes.len() as u32;
+        self.nodes.push(name.clone());
+        self.node_ids.insert(name.clone(), id);
+        id
+    }
+
+    pub fn push(&mut self, e: Event) {
+        let node = match &e.node {
+            Some(n) => self.node_id(n),
+            None => NO_NODE,
+        };
+        let thread = self.data.thread_id(&e.thread);
+        let data = self.data.pack(&e.fields, e.excerpt.as_deref());
+        self.heads.push(Head {
+            span: e.span,
+            millis: e.time.map_or(i64::MIN, |t| t.millis),
+            has_date: e.time.is_some_and(|t| t.has_date),
+            excerpt_hash: e.excerpt_hash,
+            data,
+            node,
+            thread,
+            rule: e.rule,
+            message_offset: e.message_offset,
+            kind: e.kind,
+            component: e.component,
+            node_from: e.node_from,
+            level: e.level,
+        });
+    }
+
+    pub fn from_events(events: Vec<Event>) -> InputEvents {
+        let mut s = InputEvents::new();
+        s.heads.reserve_exact(events.len());
+        for e in events {
+            s.push(e);
+        }
+        s
+    }
+
+    pub fn len(&self) -> usize {
+        self.heads.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heads.is_empty()
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        self.heads.shrink_to_fit();
+    }
+
+    pub fn thread(&self, head: &Head) -> &str {
+        &self.data.threads[head.thread as usize]
+    }
+
+    pub fn node_name(&self, head: &Head) -> Option<&Arc<str>> {
+        head.node().map(|n| &self.nodes[n as usize])
+    }
+
+    /// The whole event `i`, its node named from `names` (the input's own table or the run's).
+    pub fn event_with(&self, i: usize, names: &[Arc<str>]) -> Event {
+        materialize(&self.heads[i], &self.data, names)
+    }
+
+    /// The whole event `i`, named by the input's own node table.
+    pub fn event(&self, i: usize) -> Event {
+        self.event_with(i, &self.nodes)
+    }
+
+    /// Every event, in input order (tests and the passes that need whole events).
+    pub fn events(&self) -> Vec<Event> {
+        (0..self.len()).map(|i| self.event(i)).collect()
+    }
+}
+
+fn materialize(h: &Head, data: &InputData, names: &[Arc<str>]) -> Event {
+    let (fields, excerpt) = data.unpack(h);
+    let node = h.node().map(|n| names[n as usize].clone());
+    Event {
+        kind: h.kind,
+        rule: h.rule,
+        component: h.component,
+        node_key: if node.is_some() { h.node } else { u32::MAX },
+        node,
+        node_from: h.node_from,
+        time: h.time(),
+        level: h.level,
+        thread: data.threads[h.thread as usize].clone(),
+        fields,
+        span: h.span,
+        excerpt,
+        excerpt_hash: h.excerpt_hash,
+        message_offset: h.message_offset,
+    }
+}
+
+/// A run's events in the merged order: heads in memory, the rest read back per event.
+#[derive(Debug, Default)]
+pub struct EventStore {
+    heads: Vec<Head>,
+    /// What unpacks each input's events, by `Span::input`.
+    inputs: Vec<Arc<InputData>>,
+    /// Node names by node key.
+    node_names: Vec<Arc<str>>,
+}
+
+impl EventStore {
+    pub fn new(heads: Vec<Head>, inputs: Vec<Arc<InputData>>, node_names: Vec<Arc<str>>) -> Self {
+        EventStore {
+            heads,
+            inputs,
+            node_names,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.heads.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heads.is_empty()
+    }
+
+    #[inline]
+    pub fn head(&self, i: usize) -> &Head {
+        &self.heads[i]
+    }
+
+    pub fn heads(&self) -> &[Head] {
+        &self.heads
+    }
+
+    fn data(&self, h: &Head) -> &InputData {
+        &self.inputs[h.span.input as usize]
+    }
+
+    /// Event `i`, whole.
+    pub fn get(&self, i: usize) -> Event {
+        let h = &self.heads[i];
+        materialize(h, self.data(h), &self.node_names)
+    }
+
+    /// Event `i`, or `None` past the end.
+    pub fn try_get(&self, i: usize) -> Option<Event> {
+        (i < self.len()).then(|| self.get(i))
+    }
+
+    /// Every event in merged order, each read back as it is reached.
+    pub fn iter(&self) -> impl Iterator<Item = Event> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// The events of `range`, whole.
+    pub fn range(&self, range: std::ops::Range<usize>) -> Vec<Event> {
+        range.map(|i| self.get(i)).collect()
+    }
+
+    /// The name of the node of event `i`.
+    pub fn node_name(&self, i: usize) -> Option<&Arc<str>> {
+        self.heads[i].node().map(|n| &self.node_names[n as usize])
+    }
+
+    /// The fields of event `i`.
+    pub fn fields(&self, i: usize) -> Vec<(&'static str, Value)> {
+        let h = &self.heads[i];
+        self.data(h).fields(h)
+    }
+
+    pub fn thread(&self, i: usize) -> &str {
+        let h = &self.heads[i];
+        &self.data(h).threads[h.thread as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::testkit::{ev, key, keys, on_thread, text};
+
+    fn sample() -> Vec<Event> {
+        let mut a = on_thread(
+            ev(
+                EventKind::SecretKeysUpdated,
+                "scm1",
+                5,
+                vec![("keys", keys(&[("k1", 10), ("k2", 20)]))],
+            ),
+            "scm1-SecretKeyManagerService",
+        );
+        a.excerpt = Some("2026-01-01 00:00:00,005 [scm1-x] INFO updated".into());
+        a.span = Span {
+            input: 0,
+            line: 7,
+            byte_offset: 120,
+            byte_len: 44,
+        };
+        a.excerpt_hash = 99;
+        a.message_offset = 30;
+        let mut b = ev(
+            EventKind::ProcessStarted,
+            "dn1",
+            6,
+            vec![("service", text("HddsDatanodeService"))],
+        );
+        b.time = None;
+        let c = ev(
+            EventKind::SecretKeyGenerated,
+            "scm2",
+            7,
+            vec![("key", key("k3", 30))],
+        );
+        vec![a, b, c]
+    }
+
+    fn round_trip(mut store: InputEvents) {
+        let events = sample();
+        for e in events.clone() {
+            store.push(e);
+        }
+        for (i, e) in events.iter().enumerate() {
+            let mut back = store.event(i);
+            // The input's node numbers stand for node keys until the timeline gives the run's.
+            back.node_key = e.node_key;
+            assert_eq!(&back, e, "event {i}");
+        }
+    }
+
+    #[test]
+    fn an_event_reads_back_whole_from_memory() {
+        round_trip(InputEvents::new());
+    }
+
+    #[test]
+    fn an_event_reads_back_whole_from_the_spill_file() {
+        let store = InputEvents::spilling();
+        round_trip(store);
+    }
+
+    #[test]
+    fn a_long_spilled_arena_reads_back_in_any_order() {
+        let mut store = InputEvents::spilling();
+        let n = 20_000;
+        for i in 0..n {
+            store.push(ev(
+                EventKind::SecretKeysUpdated,
+                "scm1",
+                i,
+                vec![("keys", keys(&[(&format!("key-{i}"), i)]))],
+            ));
+        }
+        assert!(
+            store.data.arena.flushed > READ_WINDOW as u64,
+            "more than one window on disk"
+        );
+        for i in [0, n - 1, 7, n / 2, 3, n - 2, 1] {
+            let e = store.event(i as usize);
+            assert_eq!(e.fields, vec![("keys", keys(&[(&format!("key-{i}"), i)]))]);
+            assert_eq!(
+                e.time.map(|t| t.millis),
+                ev(EventKind::SecretKeysUpdated, "scm1", i, vec![])
+                    .time
+                    .map(|t| t.millis)
+            );
+        }
+    }
+
+    #[test]
+    fn a_head_is_small() {
+        assert!(
+            std::mem::size_of::<Head>() <= 80,
+            "{}",
+            std::mem::size_of::<Head>()
+        );
+    }
+}
