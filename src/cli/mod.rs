@@ -844,12 +844,14 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         if let (Some(bar), Some(name)) = (&mut progress, &name) {
             bar.reading(Some(&format!("{}/{run_count}: {}", k + 1, sanitize(name))));
         }
+        let mut clock = std::time::Instant::now();
         let (stats, per_input, test_output) = match inputs {
             RunInputs::Logs(sources) => {
                 crate::timeline::scan_all(&sources, &p.grammar, &p.options, &on_unparsed)
             }
             RunInputs::Streams(inputs) => streams_as_inputs(inputs),
         };
+        crate::progress::timing("scan", &mut clock);
         if let Some(bar) = &mut progress {
             bar.merging(
                 per_input
@@ -861,6 +863,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         }
         let mut timeline = crate::timeline::from_inputs(stats, per_input, test_output, max_skew);
         timeline.utc_offset_ms = log_utc_offset;
+        let mut clock = std::time::Instant::now();
         let monitors = crate::check::monitors(models);
         // With coverage, the same pass also gives each model's witnessed spec actions.
         let witnesses = coverage.wanted();
@@ -873,6 +876,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
             }
             None => crate::check::observe_ticking(&timeline, monitors, true, witnesses, None),
         };
+        crate::progress::timing("replay", &mut clock);
         let (reports, witnessed): (Vec<_>, Vec<_>) = observed.into_iter().unzip();
         let run_coverage = witnesses.then(|| {
             let by_model: Vec<_> = reports.iter().map(|r| r.model).zip(witnessed).collect();
