@@ -398,6 +398,13 @@ impl InputEvents {
         self.heads.is_empty()
     }
 
+    /// Numbers every event's input `input` (`Span::input`): the input's place in the run.
+    pub fn set_input(&mut self, input: u32) {
+        for h in &mut self.heads {
+            h.span.input = input;
+        }
+    }
+
     pub fn shrink_to_fit(&mut self) {
         self.heads.shrink_to_fit();
     }
@@ -410,14 +417,13 @@ impl InputEvents {
         head.node().map(|n| &self.nodes[n as usize])
     }
 
-    /// The whole event `i`, its node named from `names` (the input's own table or the run's).
-    pub fn event_with(&self, i: usize, names: &[Arc<str>]) -> Event {
-        materialize(&self.heads[i], &self.data, names)
-    }
-
-    /// The whole event `i`, named by the input's own node table.
+    /// The whole event `i`, named by the input's own node table. It has no node key yet (`u32::MAX`): the
+    /// timeline gives those.
     pub fn event(&self, i: usize) -> Event {
-        self.event_with(i, &self.nodes)
+        Event {
+            node_key: u32::MAX,
+            ..materialize(&self.heads[i], &self.data, &self.nodes)
+        }
     }
 
     /// Every event, in input order (tests and the passes that need whole events).
@@ -571,10 +577,7 @@ mod tests {
             store.push(e);
         }
         for (i, e) in events.iter().enumerate() {
-            let mut back = store.event(i);
-            // The input's node numbers stand for node keys until the timeline gives the run's.
-            back.node_key = e.node_key;
-            assert_eq!(&back, e, "event {i}");
+            assert_eq!(&store.event(i), e, "event {i}");
         }
     }
 

@@ -963,17 +963,10 @@ fn streams_as_inputs(
     Vec<crate::event_store::InputEvents>,
     Vec<bool>,
 ) {
-    let (stats, per_input): (Vec<_>, Vec<_>) = inputs.into_iter().unzip();
-    let per_input = per_input
-        .into_iter()
-        .enumerate()
-        .map(|(i, mut events)| {
-            for e in &mut events {
-                e.span.input = i as u32;
-            }
-            crate::event_store::InputEvents::from_events(events)
-        })
-        .collect();
+    let (stats, mut per_input): (Vec<_>, Vec<_>) = inputs.into_iter().unzip();
+    for (i, events) in per_input.iter_mut().enumerate() {
+        events.set_input(i as u32);
+    }
     let test_output = crate::timeline::test_layout(&stats);
     (stats, per_input, test_output)
 }
