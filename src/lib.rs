@@ -41,6 +41,7 @@ pub mod scan;
 pub mod spec;
 pub mod time;
 pub mod timeline;
+pub mod timings;
 pub mod tla;
 pub mod value;
 pub mod vocab;

@@ -26,16 +26,6 @@ pub fn wanted(format: Format, verbose: bool) -> bool {
             && std::env::var_os("CI").is_none())
 }
 
-/// With `OZONE_CONFORM_TIMINGS` set, writes how long `phase` took since `since` to stderr (and restarts
-/// `since`): where a large check spends its time, without a profiler.
-pub fn timing(phase: &str, since: &mut std::time::Instant) {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    if *ON.get_or_init(|| std::env::var_os("OZONE_CONFORM_TIMINGS").is_some()) {
-        eprintln!("timing: {phase}: {:.3} s", since.elapsed().as_secs_f64());
-    }
-    *since = std::time::Instant::now();
-}
-
 fn phase_log() -> Option<PathBuf> {
     std::env::var_os("OZONE_CONFORM_PROGRESS_LOG").map(PathBuf::from)
 }

@@ -195,7 +195,7 @@ pub fn from_inputs(
     drop_repeated_story(&mut inputs, &mut per_input, &test_output);
     drop_repeated_records(&mut inputs, &mut per_input);
     let services = learn_services(&inputs, &per_input);
-    crate::progress::timing("merge: passes over each input", &mut clock);
+    crate::timings::phase("merge: passes over each input", &mut clock);
 
     // From here on a head's node is the run's node number, not its input's.
     let mut run_nodes: Vec<Arc<str>> = Vec::new();
@@ -276,9 +276,9 @@ pub fn from_inputs(
             }
         }
     }
-    crate::progress::timing("merge: gathering heads and node edges", &mut clock);
+    crate::timings::phase("merge: gathering heads and node edges", &mut clock);
     add_causal_edges(&all, &data, &mut edges);
-    crate::progress::timing("merge: causal edges", &mut clock);
+    crate::timings::phase("merge: causal edges", &mut clock);
     edges.sort_unstable();
     edges.dedup();
     let graph = HappensBefore::new(all.len(), &edges);
@@ -323,7 +323,7 @@ pub fn from_inputs(
         }
     }
     drop(indegree);
-    crate::progress::timing("merge: ordering", &mut clock);
+    crate::timings::phase("merge: ordering", &mut clock);
     if order.len() < all.len() {
         // The logs contradict themselves (a key used before it was made): fall back to clocks for the rest.
         let mut done = vec![false; all.len()];
@@ -404,7 +404,7 @@ pub fn from_inputs(
             life.set(i, step);
         }
     }
-    crate::progress::timing("merge: renumbering, nodes and lifecycle", &mut clock);
+    crate::timings::phase("merge: renumbering, nodes and lifecycle", &mut clock);
     Timeline {
         kinds_by_node,
         life,

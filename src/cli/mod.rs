@@ -851,7 +851,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
             }
             RunInputs::Streams(inputs) => streams_as_inputs(inputs),
         };
-        crate::progress::timing("scan", &mut clock);
+        crate::timings::phase("scan", &mut clock);
         if let Some(bar) = &mut progress {
             bar.merging(
                 per_input
@@ -876,7 +876,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
             }
             None => crate::check::observe_ticking(&timeline, monitors, true, witnesses, None),
         };
-        crate::progress::timing("replay", &mut clock);
+        crate::timings::phase("replay", &mut clock);
         let (reports, witnessed): (Vec<_>, Vec<_>) = observed.into_iter().unzip();
         let run_coverage = witnesses.then(|| {
             let by_model: Vec<_> = reports.iter().map(|r| r.model).zip(witnessed).collect();
