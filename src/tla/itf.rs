@@ -595,7 +595,14 @@ fn value_to_itf(v: &TlaValue, notes: &mut Vec<String>) -> Value {
                 note("a record with just the fields `tag` (a string) and `value` reads back as a Quint variant".into());
             }
             if m.keys().any(|k| k.starts_with('#')) {
-                note("a record field starting with `#` cannot be written as an ITF record".into());
+                // An ITF object with a `#` member is one of ITF's own forms (`#bigint`, `#set`, ...), so
+                // such a record would not read back at all: it is written as the function of strings it also
+                // is (what `-dumpTrace json` makes of a function over strings, `[d1 |-> ..]`).
+                note("a record with a field starting with `#` is written as an ITF `#map` over strings and reads back as a function".into());
+                return json!({"#map": m
+                    .iter()
+                    .map(|(k, x)| Value::Array(vec![Value::String(k.clone()), value_to_itf(x, notes)]))
+                    .collect::<Vec<_>>()});
             }
             let mut out = Map::new();
             for (k, x) in m {
@@ -915,5 +922,45 @@ mod tests {
         let back = read(&v.to_string());
         assert_eq!(back.states[0].vars[0].1, t.states[0].vars[0].1);
         assert_eq!(back.states[0].action, t.states[0].action);
+    }
+
+    /// A record with a `#` field (what `-dumpTrace json` reads from `{"#1": ..}`) cannot be an ITF object,
+    /// whose `#` members are ITF's own forms: it is written as a `#map` over strings, which reads back, as a
+    /// function, and the conversion says so (the `dump_json` fuzz target's finding: the ITF did not read).
+    #[test]
+    fn a_record_with_a_hash_field_is_written_as_a_map_that_reads_back() {
+        let mut t = Trace::new(TraceFormat::TlcText);
+        let record = TlaValue::Record(
+            [
+                ("#1".to_string(), TlaValue::int(2)),
+                ("d2".to_string(), TlaValue::int(0)),
+            ]
+            .into_iter()
+            .collect(),
+        );
+        t.states.push(TraceState {
+            number: 1,
+            action: None,
+            vars: vec![("applied".into(), record.into(), (0, 0).into())],
+            span: (0, 0).into(),
+        });
+        let (v, notes) = to_itf_with_notes(&t);
+        assert_eq!(
+            v["states"][0]["applied"],
+            json!({"#map": [["#1", {"#bigint": "2"}], ["d2", {"#bigint": "0"}]]})
+        );
+        assert!(
+            notes.iter().any(|n| n.contains("reads back as a function")),
+            "{notes:?}"
+        );
+        let back = read(&v.to_string());
+        assert_eq!(
+            back.states[0].vars[0].1,
+            TlaValue::function([
+                (TlaValue::str("#1"), TlaValue::int(2)),
+                (TlaValue::str("d2"), TlaValue::int(0)),
+            ])
+            .into()
+        );
     }
 }
