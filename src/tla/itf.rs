@@ -326,6 +326,15 @@ impl Reader<'_> {
                             ));
                         };
                         for (n, val) in m {
+                            if vars.iter().any(|(seen, _, _)| *seen == n) {
+                                // A second `#map` member (or a name also given as a member) assigns it again.
+                                return Err(self.err(
+                                    v,
+                                    format!("variable `{n}` is assigned twice in this state"),
+                                    "again here",
+                                    HELP,
+                                ));
+                            }
                             vars.push((
                                 n,
                                 val,
@@ -877,6 +886,20 @@ mod tests {
         assert!(matches!(e, TraceError::Itf { .. }));
         let e = read_trace_str("t", r##"{"states":[{"x":{"#bigint":"1"}}"##.into()).unwrap_err();
         assert!(matches!(e, TraceError::Truncated { .. }), "{e:?}");
+    }
+
+    /// The same in the Quint Rust simulator's `#map` states, given twice in one state (the `itf` fuzz
+    /// target's second finding: both maps' variables were kept).
+    #[test]
+    fn a_variable_twice_in_a_map_state_is_an_error_at_the_second() {
+        let text = r##"{"vars":[],"states":[{"#map":[["n",3]],"#map":[["n",5]]}]}"##;
+        match read_trace_str("t", text.into()).unwrap_err() {
+            TraceError::Itf { span, message, .. } => {
+                assert!(message.contains("`n` is assigned twice"), "{message}");
+                assert_eq!(span.offset(), text.rfind("[[").unwrap());
+            }
+            e => panic!("{e:?}"),
+        }
     }
 
     #[test]
