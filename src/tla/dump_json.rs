@@ -93,6 +93,12 @@ impl Reader<'_> {
     }
 }
 
+/// A TLA+ identifier: letters, digits and `_`, with at least one letter.
+fn is_tla_identifier(name: &str) -> bool {
+    name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && name.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
 pub(crate) fn read_dump(name: &str, text: &str, top: &Spanned) -> Result<Trace, TraceError> {
     let r = Reader { name, text };
     let mut t = Trace::new(TraceFormat::TlcDumpJson);
@@ -113,6 +119,16 @@ pub(crate) fn read_dump(name: &str, text: &str, top: &Spanned) -> Result<Trace, 
         let (n, members) = r.indexed_state(s)?;
         let mut vars: Vec<StateVar> = Vec::with_capacity(members.len());
         for (k, v) in members {
+            if !is_tla_identifier(k) {
+                // TLC names its variables; `#meta` would also be taken for ITF's own member on conversion.
+                return Err(r.err(
+                    v,
+                    format!(
+                        "`{k}` in state {n} is not a TLA+ variable name (letters, digits and `_`)"
+                    ),
+                    "this variable",
+                ));
+            }
             if vars.iter().any(|(n, _, _)| &**n == k.as_str()) {
                 return Err(r.err(
                     v,
@@ -283,6 +299,22 @@ mod tests {
                 assert_eq!(span.offset(), text.find(":1}").unwrap() + 1);
             }
             e => panic!("{e:?}"),
+        }
+    }
+
+    /// The `dump_json` fuzz target's second finding: a state member `#meta` was read as a variable, and ITF,
+    /// where `#meta` is the state's metadata, lost it on conversion.
+    #[test]
+    fn a_state_member_that_is_no_tla_variable_name_is_an_error_at_it() {
+        for name in ["#meta", "", "a b", "_"] {
+            let text = format!(r#"{{"action":[],"state":[[1,{{"x":0,"{name}":1}}]]}}"#);
+            match read_trace_str("d.json", text.clone()).unwrap_err() {
+                TraceError::Itf { span, message, .. } => {
+                    assert!(message.contains("is not a TLA+ variable name"), "{message}");
+                    assert_eq!(span.offset(), text.find(":1}").unwrap() + 1, "{name:?}");
+                }
+                e => panic!("{name:?}: {e:?}"),
+            }
         }
     }
 
