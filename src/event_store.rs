@@ -193,23 +193,15 @@ impl Arena {
 
 /// Does the window of `bytes` read at `start` hold the whole record at `at`, its length prefix included?
 fn record_inside(at: u64, start: u64, bytes: &[u8]) -> bool {
-    if at < start {
+    let Some(off) = at.checked_sub(start).and_then(|o| usize::try_from(o).ok()) else {
         return false;
-    }
-    let mut i = (at - start) as usize;
-    let (mut len, mut shift) = (0u64, 0);
-    loop {
-        let Some(&b) = bytes.get(i) else {
-            return false;
-        };
-        i += 1;
-        len |= u64::from(b & 0x7f) << shift;
-        if b < 0x80 {
-            break;
-        }
-        shift += 7;
-    }
-    (i as u64).saturating_add(len) <= bytes.len() as u64
+    };
+    let Some(rest) = bytes.get(off..) else {
+        return false;
+    };
+    let mut r = Reader::new(rest);
+    r.try_uvarint()
+        .is_some_and(|len| len <= r.remaining() as u64)
 }
 
 impl Drop for Arena {
@@ -509,25 +501,9 @@ impl EventStore {
         (0..self.len()).map(|i| self.get(i))
     }
 
-    /// The events of `range`, whole.
-    pub fn range(&self, range: std::ops::Range<usize>) -> Vec<Event> {
-        range.map(|i| self.get(i)).collect()
-    }
-
     /// The name of the node of event `i`.
     pub fn node_name(&self, i: usize) -> Option<&Arc<str>> {
         self.heads[i].node().map(|n| &self.node_names[n as usize])
-    }
-
-    /// The fields of event `i`.
-    pub fn fields(&self, i: usize) -> Vec<(&'static str, Value)> {
-        let h = &self.heads[i];
-        self.data(h).fields(h)
-    }
-
-    pub fn thread(&self, i: usize) -> &str {
-        let h = &self.heads[i];
-        &self.data(h).threads[h.thread as usize]
     }
 }
 

@@ -153,13 +153,20 @@ impl<'a> Reader<'a> {
     }
 
     pub fn uvarint(&mut self) -> u64 {
+        self.try_uvarint()
+            .expect("packed event: a varint past the end")
+    }
+
+    /// A varint, or `None` if the bytes end inside it (a window that cut a record).
+    pub fn try_uvarint(&mut self) -> Option<u64> {
         let mut v = 0u64;
         let mut shift = 0;
         loop {
-            let b = self.byte();
+            let (&b, rest) = self.bytes.split_first()?;
+            self.bytes = rest;
             v |= u64::from(b & 0x7f) << shift;
             if b < 0x80 {
-                return v;
+                return Some(v);
             }
             shift += 7;
         }
