@@ -407,11 +407,8 @@ mod tests {
             crate::timeline::DEFAULT_MAX_SKEW_MS,
             &|_, _| {},
         );
-        tl.events
-            .heads()
-            .iter()
-            .position(|e| e.span.line == line)
-            .expect("an event on that line")
+        let at = tl.events.heads().position(|e| e.span.line == line);
+        at.expect("an event on that line")
     }
 
     #[test]

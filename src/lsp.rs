@@ -676,11 +676,7 @@ fn inconclusive_diagnostic(
 ) -> Option<(usize, Diagnostic)> {
     let bug = crate::bugs::by_name(report.model)?;
     let model = (bug.monitor)();
-    let index = timeline
-        .events
-        .heads()
-        .iter()
-        .position(|e| model.reads(e.kind))?;
+    let index = timeline.events.heads().position(|e| model.reads(e.kind))?;
     let input = timeline.events.head(index).span.input as usize;
     Some((
         input,

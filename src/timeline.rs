@@ -347,15 +347,17 @@ pub fn from_inputs(
         .map(|(a, b)| (position[a] as usize, position[b] as usize))
         .collect();
     drop(position);
-    let mut heads = all;
-    put_in_order(&mut heads, &mut order);
-    drop(order);
+    // The heads stay where they were gathered and are read through `order`: moving 80-byte heads into
+    // the merged order in place follows the permutation's cycles, a chain of cache misses that grows
+    // faster than the log, and a second, ordered copy would double the merge's peak memory. Read in
+    // merged order, the gathered heads are a few runs, one per input, each read forwards.
     crate::event_store::release_freed_memory();
     // Models key their state by a small integer per node rather than by name: node keys are numbered in
     // the order nodes first appear in the merged timeline.
     let mut node_names: Vec<Arc<str>> = Vec::new();
     let mut key_of_run_node: Vec<u32> = vec![u32::MAX; run_nodes.len()];
-    for h in &mut heads {
+    for &at in &order {
+        let h = &mut all[at as usize];
         if h.has_node() {
             let k = &mut key_of_run_node[h.node as usize];
             if *k == u32::MAX {
@@ -366,13 +368,14 @@ pub fn from_inputs(
         }
     }
     drop(run_nodes);
+    let events = EventStore::new(all, order, data, node_names.clone());
     let service_by_key = node_names
         .iter()
         .map(|n| services.get(n).copied())
         .collect();
     let mut first_seen = vec![false; node_names.len()];
     let mut started_in_view = std::collections::HashSet::new();
-    for h in &heads {
+    for h in events.heads() {
         if let Some(k) = h.node() {
             if !std::mem::replace(&mut first_seen[k as usize], true)
                 && matches!(
@@ -389,13 +392,13 @@ pub fn from_inputs(
     }
     let words = EventKind::ALL.len().div_ceil(64);
     let mut kinds_by_node = vec![vec![0u64; words]; node_names.len()];
-    for h in heads.iter().filter(|h| h.has_node()) {
+    for h in events.heads().filter(|h| h.has_node()) {
         let k = h.kind as usize;
         kinds_by_node[h.node as usize][k / 64] |= 1 << (k % 64);
     }
     let mut lifecycle = Lifecycle::default();
     let mut life = LifeSteps::default();
-    for (i, h) in heads.iter().enumerate() {
+    for (i, h) in events.heads().enumerate() {
         let test = test_output
             .get(h.span.input as usize)
             .copied()
@@ -409,7 +412,7 @@ pub fn from_inputs(
         kinds_by_node,
         life,
         inputs,
-        events: EventStore::new(heads, data, node_names.clone()),
+        events,
         happens_before,
         services,
         node_names,
@@ -510,24 +513,6 @@ impl Timeline {
             .get(input as usize)
             .copied()
             .unwrap_or(false)
-    }
-}
-
-/// Moves `events[order[k]]` to place `k`, in place (a second copy of every event would double the merge's
-/// peak memory): each cycle of the permutation is followed once. `order` is used up.
-fn put_in_order<T>(events: &mut [T], order: &mut [u32]) {
-    for start in 0..order.len() {
-        let mut at = start;
-        // `order[at] == at` marks a place already filled.
-        while order[at] as usize != at {
-            let from = order[at] as usize;
-            order[at] = at as u32;
-            if from == start {
-                break;
-            }
-            events.swap(at, from);
-            at = from;
-        }
     }
 }
 
@@ -1460,20 +1445,6 @@ mod tests {
         for i in (0..tl.events.len()).filter(|&i| tl.events.get(i).span.input == 0) {
             assert_eq!(tl.excerpt(i), crate::excerpt::Excerpt::unavailable());
         }
-    }
-
-    #[test]
-    fn events_are_put_in_order_in_place() {
-        // Place k takes the element at order[k]: cycles (0 2 1), a fixed point 3, a swap (4 5).
-        let mut v = vec!['a', 'b', 'c', 'd', 'e', 'f'];
-        let mut order = vec![2, 0, 1, 3, 5, 4];
-        put_in_order(&mut v, &mut order);
-        assert_eq!(v, ['c', 'a', 'b', 'd', 'f', 'e']);
-        let mut v: Vec<u32> = (0..100).collect();
-        let mut order: Vec<u32> = (0..100).map(|i| (i * 37) % 100).collect();
-        let want: Vec<u32> = order.clone();
-        put_in_order(&mut v, &mut order);
-        assert_eq!(v, want);
     }
 
     #[test]

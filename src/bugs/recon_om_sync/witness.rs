@@ -574,8 +574,9 @@ mod tests {
                         .rev()
                         .find(|&i| tl.events.head(i).kind == EventKind::OmServiceProviderStarting)
                         .unwrap();
-                    let queued = tl.events.heads()[start..e]
-                        .iter()
+                    let queued = tl
+                        .events
+                        .heads_in(start..e)
                         .any(|x| x.kind == EventKind::StartupReinitQueued);
                     assert_eq!(next.reinit_queued, queued, "{what}: Reconcile at {e}");
                 }

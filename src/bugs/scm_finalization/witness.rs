@@ -171,8 +171,8 @@ impl Table {
                 st.swapped = false;
                 st.starting = true;
                 // The restart is complete once the version manager is built from VERSION.
-                st.restart_at = events.heads()[i + 1..]
-                    .iter()
+                st.restart_at = events
+                    .heads_in(i + 1..events.len())
                     .enumerate()
                     .take_while(|(_, x)| {
                         x.node != e.node_key
@@ -210,8 +210,8 @@ impl Table {
             EventKind::ScmBecameLeader => w(out, i, "BecomeLeader", vec![s.clone()]),
             EventKind::VersionFinalized => {
                 // One line per version step: the last of the run completes the step.
-                let last = events.heads()[i + 1..]
-                    .iter()
+                let last = events
+                    .heads_in(i + 1..events.len())
                     .find(|x| x.node == e.node_key)
                     .is_none_or(|x| x.kind != EventKind::VersionFinalized);
                 if st.starting || st.swapped || !last {

@@ -15,6 +15,7 @@ use crate::time::Timestamp;
 use crate::value::{SecretKeyInfo, Value};
 use crate::vocab::{Component, EventKind};
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 const INVARIANTS: &[Invariant] = &[
@@ -85,6 +86,9 @@ pub struct ScmSecretKeys {
     inferred_utc_offset: Option<i64>,
     nodes: HashMap<u32, ScmNode>,
     known: HashMap<String, KnownKey>,
+    /// The known keys with an expiry, by (expiry millis, id): a key set is checked against the keys that
+    /// expire after its line only, not against every key a long-running cluster ever had.
+    by_expiry: BTreeSet<(i64, String)>,
     /// The newest key generated in view (`A new key is generated` / `rotation ... new key generated`): every
     /// updateKeys entry appended after it holds it, but a stale reload, so an applied list without it is an
     /// older entry a lagging SCM replays, not the cluster's current list.
@@ -194,9 +198,12 @@ impl ScmSecretKeys {
             None => (now.millis, MAX_UTC_OFFSET_MS),
         };
         let mut ambiguous = Vec::new();
+        // Only a key expiring after `now_utc - slack` can be required or ambiguous.
+        let from = (now_utc - slack).saturating_add(1);
         let required: Vec<(&String, &KnownKey)> = self
-            .known
-            .iter()
+            .by_expiry
+            .range((from, String::new())..)
+            .map(|(_, id)| (id, &self.known[id]))
             .filter(|(id, k)| match k.expires {
                 Some(x) if x.millis > now_utc + slack => true,
                 Some(x) if x.millis > now_utc - slack && !keys.iter().any(|key| &key.id == *id) => {
@@ -529,9 +536,15 @@ impl Model for ScmSecretKeys {
                 match self.known.get_mut(&key.id) {
                     Some(k) => {
                         k.last_seen = index;
-                        k.expires = k.expires.or(key.expires);
+                        if let (None, Some(x)) = (k.expires, key.expires) {
+                            k.expires = Some(x);
+                            self.by_expiry.insert((x.millis, key.id.clone()));
+                        }
                     }
                     None => {
+                        if let Some(x) = key.expires {
+                            self.by_expiry.insert((x.millis, key.id.clone()));
+                        }
                         self.known.insert(
                             key.id.clone(),
                             KnownKey {
@@ -765,6 +778,69 @@ mod tests {
         assert_eq!(v.primary_label, "key set without K1");
         // Clocks 10 s apart on two nodes: the order is certain.
         assert_eq!(v.ambiguous_order, None);
+    }
+
+    /// A long-running cluster: a thousand hourly rotations, each key living two days. A key set is checked
+    /// against the keys that outlive its line only (an index by expiry, not a scan of every key ever seen),
+    /// and a key whose expiry is first unknown and learnt later is held to it from then on.
+    #[test]
+    fn a_long_key_history_checks_only_the_unexpired_keys() {
+        use crate::model::testkit::at;
+        use crate::value::{SecretKeyInfo, Value};
+        const HOUR: i64 = 3_600_000;
+        let key = |id: &str, expires: Option<i64>| SecretKeyInfo {
+            id: id.into(),
+            created: None,
+            expires: expires.map(at),
+        };
+        // The keys made in the two days up to hour `h`, each expiring 48 hours after it was made, then `extra`.
+        let set = |ms: i64, h: i64, skip: Option<i64>, extra: Vec<SecretKeyInfo>| {
+            let mut ks: Vec<SecretKeyInfo> = (h.saturating_sub(47)..=h)
+                .filter(|k| Some(*k) != skip)
+                .map(|k| key(&format!("K{k}"), Some((k + 48) * HOUR)))
+                .collect();
+            ks.extend(extra);
+            ev(
+                SecretKeysUpdated,
+                "scm1",
+                ms,
+                vec![("keys", Value::SecretKeys(ks))],
+            )
+        };
+        let mut lines: Vec<_> = (0..1000)
+            .map(|h| set(h * HOUR + 1_000, h, None, vec![]))
+            .collect();
+        // LATE is first listed without its expiry, then with it.
+        let t = 1000 * HOUR;
+        lines.push(set(t + 1_000, 999, None, vec![key("LATE", None)]));
+        lines.push(set(
+            t + 2_000,
+            999,
+            None,
+            vec![key("LATE", Some(1100 * HOUR))],
+        ));
+        let healthy = lines.clone();
+        // Then a set that drops K990 and LATE, both unexpired.
+        lines.push(set(t + 3_000, 999, Some(990), vec![]));
+
+        let replay = |lines: Vec<crate::event::Event>| {
+            let mut tl = crate::model::testkit::timeline(vec![daemon("scm", "scm1", lines)]);
+            tl.utc_offset_ms = Some(0);
+            crate::model::testkit::replay_one(&tl, "scm-secret-keys")
+        };
+        let r = replay(healthy);
+        assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.violations);
+        // Every set but the first (nothing known yet) had unexpired keys to keep.
+        assert_eq!(r.checks, 1001);
+        let r = replay(lines);
+        assert_eq!(r.verdict, Verdict::Violated);
+        let v = &r.violations[0];
+        assert!(
+            v.message.contains("drops 2 unexpired secret key(s): K990"),
+            "{}",
+            v.message
+        );
+        assert!(v.message.contains("LATE (expires"), "{}", v.message);
     }
 
     #[test]

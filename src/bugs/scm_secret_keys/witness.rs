@@ -78,7 +78,7 @@ pub fn is_key_line(k: EventKind) -> bool {
 /// completes `BecomeLeader` then.
 fn key_init_after(timeline: &Timeline, at: usize) -> Option<usize> {
     let key = timeline.events.head(at).node;
-    for (j, e) in timeline.events.heads().iter().enumerate().skip(at + 1) {
+    for (j, e) in timeline.events.heads().enumerate().skip(at + 1) {
         if e.node != key {
             continue;
         }
