@@ -97,7 +97,7 @@ pub struct ScmSecretKeys {
     key_file: HashMap<u32, Vec<String>>,
     /// Per SCM, its last `Downloaded checkpoint from Leader X` line and X: the checkpoint is X's DB then.
     downloaded: HashMap<u32, (usize, String)>,
-    /// Per key id, the (SCM, line) of each `Updating keys with [...]` that applied it.
+    /// Per key id, the (SCM, line) of the first `Updating keys with [...]` on each SCM that applied it.
     applied: HashMap<String, Vec<(u32, usize)>>,
     knowledge: Knowledge,
     /// The observer's witness half (for `export`), fed by the same pass.
@@ -487,10 +487,12 @@ impl Model for ScmSecretKeys {
         }
         if let (EventKind::SecretKeysUpdated, Some(keys)) = (e.kind, key_list(e)) {
             for k in keys {
-                self.applied
-                    .entry(k.id.clone())
-                    .or_default()
-                    .push((key, index));
+                // Only the first line on each SCM counts (was it applied before a download?): a key listed
+                // by every update of a long-running cluster is kept once per SCM, not once per line.
+                let on = self.applied.entry(k.id.clone()).or_default();
+                if !on.iter().any(|(n, _)| *n == key) {
+                    on.push((key, index));
+                }
             }
         }
         if let (EventKind::SecretKeysSaved, Some(keys)) = (e.kind, key_list(e)) {
