@@ -78,7 +78,8 @@ pub fn is_key_line(k: EventKind) -> bool {
 /// completes `BecomeLeader` then.
 fn key_init_after(timeline: &Timeline, at: usize) -> Option<usize> {
     let key = timeline.events.head(at).node;
-    for (j, e) in timeline.events.heads().enumerate().skip(at + 1) {
+    let events = &timeline.events;
+    for (j, e) in (at + 1..).zip(events.heads_in(at + 1..events.len())) {
         if e.node != key {
             continue;
         }
