@@ -14,6 +14,7 @@ use crate::model::{
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 const INVARIANTS: &[Invariant] = &[
@@ -88,8 +89,10 @@ pub struct ScmFinalization {
     nodes: HashMap<u32, ScmNode>,
     /// Highest version each SCM logged as finalized (the cluster's finalization, as peers see it).
     finalized: HashMap<Arc<str>, (Version, usize)>,
-    /// Fences with no peer finalization before them: (line, fencing SCM, datanode version).
-    unexplained_fences: Vec<(usize, Arc<str>, i64)>,
+    /// Fences with no peer finalization before them, by the fence line's time in ms (`i64::MIN`: undated):
+    /// (line, fencing SCM, datanode version). A finalization weighs the fences within the clock skew before
+    /// it, not every fence of a long-running cluster.
+    unexplained_fences: BTreeMap<i64, Vec<(usize, Arc<str>, i64)>>,
     knowledge: Knowledge,
     /// The observer's witness half (for `export`), fed by the same pass.
     table: super::witness::Table,
@@ -266,14 +269,26 @@ impl Model for ScmFinalization {
                 // A peer finalizing right after a fence, within the clock skew: the order that decides the
                 // verdict rests on clocks alone.
                 let skew = cx.timeline.max_skew_ms;
-                for (fence, scm, dn_number) in &self.unexplained_fences {
-                    let close = match (cx.timeline.events.head(*fence).time(), e.time) {
-                        (Some(a), Some(b)) => b.millis - a.millis <= skew,
-                        _ => true,
-                    };
+                // Close enough: undated fences, and dated ones no more than the skew before this line (an
+                // undated line is close to every fence).
+                let mut close: Vec<&(usize, Arc<str>, i64)> = match e.time {
+                    Some(b) => self
+                        .unexplained_fences
+                        .get(&i64::MIN)
+                        .into_iter()
+                        .chain(
+                            self.unexplained_fences
+                                .range(b.millis.saturating_sub(skew).max(i64::MIN + 1)..)
+                                .map(|(_, f)| f),
+                        )
+                        .flatten()
+                        .collect(),
+                    None => self.unexplained_fences.values().flatten().collect(),
+                };
+                close.sort_by_key(|(fence, _, _)| *fence);
+                for (fence, scm, dn_number) in close {
                     if scm != node
                         && v.number >= *dn_number
-                        && close
                         && !cx.timeline.order_is_certain(*fence, index)
                     {
                         self.knowledge.unknown(format!(
@@ -387,6 +402,8 @@ impl Model for ScmFinalization {
                     }
                     None => {
                         self.unexplained_fences
+                            .entry(e.time.map_or(i64::MIN, |t| t.millis))
+                            .or_default()
                             .push((index, node.clone(), dn_v.number));
                         self.knowledge.unknown(format!(
                             "SCM {node} fenced a datanode at {} ({}), and no peer SCM's `Version ... has been finalized.` is in view to tell whether the cluster was finalized",
@@ -694,6 +711,41 @@ mod tests {
             note.contains("400 ms") && note.contains("1000 ms"),
             "{note}"
         );
+    }
+
+    /// A long-running cluster: scm3 fences a datanode every hour for a thousand hours with no peer
+    /// finalization in view, then scm1 finalizes. Only a fence within the skew before the finalize makes the
+    /// order ambiguous: the old ones are not weighed (they are kept by time), an undated one always is.
+    #[test]
+    fn only_fences_within_the_skew_before_a_finalize_are_weighed() {
+        const HOUR: i64 = 3_600_000;
+        let ambiguous = |last: Option<Event>| {
+            let mut fences: Vec<Event> = (0..1000)
+                .map(|h| fenced("scm3", h * HOUR, 100, 0))
+                .collect();
+            fences.extend(last);
+            let (_, r) = run(
+                "scm-finalization",
+                vec![
+                    daemon(
+                        "scm",
+                        "scm1",
+                        vec![finalized("scm1", 1000 * HOUR + 300, ("ZDU", 100))],
+                    ),
+                    daemon("scm", "scm3", fences),
+                ],
+            );
+            assert!(r.violations.is_empty(), "{:?}", r.violations);
+            assert_eq!(r.verdict, Verdict::Inconclusive);
+            r.reason
+                .expect("a reason")
+                .contains("within the 1000 ms clock skew tolerance")
+        };
+        assert!(!ambiguous(None));
+        assert!(ambiguous(Some(fenced("scm3", 1000 * HOUR, 100, 0))));
+        let mut undated = fenced("scm3", 1000 * HOUR, 100, 0);
+        undated.time = None;
+        assert!(ambiguous(Some(undated)));
     }
 
     #[test]
