@@ -336,7 +336,7 @@ pub fn from_inputs(
         rest.sort_by_key(|&i| key(i as usize));
         order.extend(rest);
     }
-    // Re-index events and graph into the merged order.
+    // Re-index the graph into the merged order (the events are read through `order`, below).
     let mut position = vec![0u32; all.len()];
     for (pos, &i) in order.iter().enumerate() {
         position[i as usize] = pos as u32;
