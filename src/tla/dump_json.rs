@@ -93,12 +93,6 @@ impl Reader<'_> {
     }
 }
 
-/// A TLA+ identifier: letters, digits and `_`, with at least one letter.
-fn is_tla_identifier(name: &str) -> bool {
-    name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-        && name.bytes().any(|b| b.is_ascii_alphabetic())
-}
-
 pub(crate) fn read_dump(name: &str, text: &str, top: &Spanned) -> Result<Trace, TraceError> {
     let r = Reader { name, text };
     let mut t = Trace::new(TraceFormat::TlcDumpJson);
@@ -119,7 +113,7 @@ pub(crate) fn read_dump(name: &str, text: &str, top: &Spanned) -> Result<Trace, 
         let (n, members) = r.indexed_state(s)?;
         let mut vars: Vec<StateVar> = Vec::with_capacity(members.len());
         for (k, v) in members {
-            if !is_tla_identifier(k) {
+            if !super::tla_expr::is_identifier(k) {
                 // TLC names its variables; `#meta` would also be taken for ITF's own member on conversion.
                 return Err(r.err(
                     v,

@@ -61,6 +61,10 @@ struct Reader<'a> {
     unserializable: usize,
 }
 
+/// What an ITF trace looks like, for errors about its shape.
+const TRACE_HELP: &str =
+    "an ITF trace is {\"#meta\": {..}, \"vars\": [..], \"states\": [{..}, ..], \"loop\": k}";
+
 impl Reader<'_> {
     fn err(&self, at: &Spanned, message: impl Into<String>, label: &str, help: &str) -> TraceError {
         let len = (at.span.end - at.span.start).min(200);
@@ -71,6 +75,32 @@ impl Reader<'_> {
             label: label.into(),
             help: help.into(),
         }
+    }
+
+    /// Adds variable `name`, given by `at`, to a state's `vars`; a name given twice is an error at the second
+    /// (a JSON reader keeps one of the two, and which one is not ours to guess).
+    fn assign(
+        &self,
+        vars: &mut Vec<(String, TlaValue, miette::SourceSpan)>,
+        name: String,
+        value: TlaValue,
+        at: &Spanned,
+    ) -> Result<(), TraceError> {
+        if vars.iter().any(|(n, _, _)| *n == name) {
+            return Err(self.assigned_twice(&name, at));
+        }
+        let span = span_in(self.text, at.span.start, at.span.end - at.span.start);
+        vars.push((name, value, span));
+        Ok(())
+    }
+
+    fn assigned_twice(&self, name: &str, at: &Spanned) -> TraceError {
+        self.err(
+            at,
+            format!("variable `{name}` is assigned twice in this state"),
+            "again here",
+            TRACE_HELP,
+        )
     }
 
     fn value(&mut self, j: &Spanned) -> Result<TlaValue, TraceError> {
@@ -210,7 +240,7 @@ impl Reader<'_> {
     }
 
     fn trace(&mut self, top: &Spanned) -> Result<Trace, TraceError> {
-        const HELP: &str = "an ITF trace is {\"#meta\": {..}, \"vars\": [..], \"states\": [{..}, ..], \"loop\": k}";
+        const HELP: &str = TRACE_HELP;
         if !matches!(top.value, Json::Object(_)) {
             return Err(self.err(
                 top,
@@ -326,38 +356,17 @@ impl Reader<'_> {
                             ));
                         };
                         for (n, val) in m {
-                            if vars.iter().any(|(seen, _, _)| *seen == n) {
-                                // A second `#map` member (or a name also given as a member) assigns it again.
-                                return Err(self.err(
-                                    v,
-                                    format!("variable `{n}` is assigned twice in this state"),
-                                    "again here",
-                                    HELP,
-                                ));
-                            }
-                            vars.push((
-                                n,
-                                val,
-                                span_in(self.text, v.span.start, v.span.end - v.span.start),
-                            ));
+                            // A second `#map` member (or a name also given as a member) assigns it again.
+                            self.assign(&mut vars, n, val, v)?;
                         }
                     }
                     _ => {
                         if vars.iter().any(|(n, _, _)| n == key) {
-                            // A JSON reader keeps one of the two; which one is not ours to guess.
-                            return Err(self.err(
-                                v,
-                                format!("variable `{key}` is assigned twice in this state"),
-                                "again here",
-                                HELP,
-                            ));
+                            // Refused before its value is read: the error is about the name.
+                            return Err(self.assigned_twice(key, v));
                         }
                         let val = self.value(v)?;
-                        vars.push((
-                            key.clone(),
-                            val,
-                            span_in(self.text, v.span.start, v.span.end - v.span.start),
-                        ));
+                        self.assign(&mut vars, key.clone(), val, v)?;
                     }
                 }
             }

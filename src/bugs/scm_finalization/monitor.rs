@@ -269,22 +269,18 @@ impl Model for ScmFinalization {
                 // A peer finalizing right after a fence, within the clock skew: the order that decides the
                 // verdict rests on clocks alone.
                 let skew = cx.timeline.max_skew_ms;
-                // Close enough: undated fences, and dated ones no more than the skew before this line (an
-                // undated line is close to every fence).
-                let mut close: Vec<&(usize, Arc<str>, i64)> = match e.time {
-                    Some(b) => self
-                        .unexplained_fences
-                        .get(&i64::MIN)
-                        .into_iter()
-                        .chain(
-                            self.unexplained_fences
-                                .range(b.millis.saturating_sub(skew).max(i64::MIN + 1)..)
-                                .map(|(_, f)| f),
-                        )
-                        .flatten()
-                        .collect(),
-                    None => self.unexplained_fences.values().flatten().collect(),
-                };
+                // Close enough: dated fences no more than the skew before this line, and undated ones (kept
+                // at `i64::MIN`, which the range holds when this line is undated too).
+                let from = e.time.map_or(i64::MIN, |b| b.millis.saturating_sub(skew));
+                let undated = self
+                    .unexplained_fences
+                    .get(&i64::MIN)
+                    .filter(|_| from > i64::MIN);
+                let mut close: Vec<&(usize, Arc<str>, i64)> = undated
+                    .into_iter()
+                    .chain(self.unexplained_fences.range(from..).map(|(_, f)| f))
+                    .flatten()
+                    .collect();
                 close.sort_by_key(|(fence, _, _)| *fence);
                 for (fence, scm, dn_number) in close {
                     if scm != node
