@@ -103,6 +103,8 @@ pub struct ScmFinalization {
     /// (line, fencing SCM, datanode version). A finalization weighs the fences within the clock skew before
     /// it, not every fence of a long-running cluster.
     unexplained_fences: BTreeMap<i64, Vec<(usize, Arc<str>, i64)>>,
+    /// A fence came from an SCM whose clock is in doubt: a later finalization weighs every unexplained fence.
+    fence_clock_doubt: bool,
     knowledge: Knowledge,
     /// The observer's witness half (for `export`), fed by the same pass.
     table: super::witness::Table,
@@ -291,7 +293,13 @@ impl Model for ScmFinalization {
                     .unexplained_fences
                     .get(&i64::MIN)
                     .filter(|_| from > i64::MIN);
+                // With a clock in doubt (its node's lines contradict the order the logs fix), any earlier fence
+                // may have come after this line: every one is weighed.
+                let doubt =
+                    cx.timeline.clocks.suspect(e.node_key).is_some() || self.fence_clock_doubt;
+                let from = if doubt { i64::MIN } else { from };
                 let mut close: Vec<&(usize, Arc<str>, i64)> = undated
+                    .filter(|_| !doubt)
                     .into_iter()
                     .chain(self.unexplained_fences.range(from..).map(|(_, f)| f))
                     .flatten()
@@ -302,10 +310,19 @@ impl Model for ScmFinalization {
                         && v.number >= *dn_number
                         && !cx.timeline.order_is_certain(*fence, index)
                     {
-                        self.knowledge.unknown(format!(
-                            "SCM {scm} fenced a datanode and peer SCM {node} finalized to {} ({}) within the {skew} ms clock skew tolerance: in the other order the fence violates NoFinalizedDatanodeFenced",
-                            v.name, v.number
-                        ));
+                        let clock = [e.node_key, cx.timeline.events.head(*fence).node]
+                            .into_iter()
+                            .find_map(|k| cx.timeline.clocks.suspect(k));
+                        self.knowledge.unknown(match clock {
+                            Some(why) => format!(
+                                "SCM {scm} fenced a datanode and peer SCM {node} finalized to {} ({}), in an order only clocks tell, and {why}: in the other order the fence violates NoFinalizedDatanodeFenced",
+                                v.name, v.number
+                            ),
+                            None => format!(
+                                "SCM {scm} fenced a datanode and peer SCM {node} finalized to {} ({}) within the {skew} ms clock skew tolerance: in the other order the fence violates NoFinalizedDatanodeFenced",
+                                v.name, v.number
+                            ),
+                        });
                     }
                 }
                 let n = self.nodes.entry(key).or_default();
@@ -377,7 +394,23 @@ impl Model for ScmFinalization {
                     .filter(|(p, (v, _))| *p != node && v.number >= dn_v.number)
                     .min_by_key(|(_, (_, i))| *i)
                     .map(|(p, (v, i))| (p.clone(), v.clone(), *i));
-                match peer {
+                // A peer finalization before the fence by clocks that are in doubt: no order to judge by.
+                let doubted = peer.as_ref().and_then(|(_, _, at)| {
+                    let clock = [e.node_key, cx.timeline.events.head(*at).node]
+                        .into_iter()
+                        .find_map(|k| cx.timeline.clocks.suspect(k))?;
+                    (!cx.timeline.order_is_certain(*at, index)).then(|| clock.to_string())
+                });
+                if let (Some(why), Some((p, v, _))) = (&doubted, &peer) {
+                    self.knowledge.unknown(format!(
+                        "SCM {node} fenced a datanode at {} ({}) after peer SCM {p} finalized to {} ({}) by the clocks only, and {why}: whether the fence came after the finalization cannot be told",
+                        dn_v.name, dn_v.number, v.name, v.number
+                    ));
+                }
+                if cx.timeline.clocks.suspect(e.node_key).is_some() {
+                    self.fence_clock_doubt = true;
+                }
+                match peer.filter(|_| doubted.is_none()) {
                     Some((p, v, at)) => {
                         let inv = invariant(self, "NoFinalizedDatanodeFenced");
                         let dn = match e.field("datanode") {
