@@ -29,8 +29,16 @@
 //! 3. **Fixed config.** Under the fixed constants the mirror never violates an invariant (TLC checked it) and
 //!    `check` never reports a violation.
 //!
-//! Everything not named is allowed: `inconclusive` with a reason on a behaviour the mirror finds healthy (a
-//! monitor may lack a line it needs), `violated` at a later step after a hidden violation.
+//! 4. **Everything in view: `inconclusive` is no escape.** When every step printed its lines (a crash counts
+//!    as shown when a restart of the same node follows it; each renderer names the actions that print nothing
+//!    by nature and bear on no verdict, [`Render::silent_and_irrelevant`]), `check` must give the mirror's
+//!    verdict: the first violation at its step (a hidden crash's at the restart that shows it), or, on a
+//!    healthy behaviour, no `inconclusive`, unless its reason is true of the rendered files
+//!    ([`Render::reason_holds`] checks what the reason says is missing against the files: a DEBUG logger left
+//!    off, a DB swap no save follows, no line for the model at all).
+//!
+//! Everything not named is allowed: `inconclusive` with a reason on a behaviour with a step that printed
+//! nothing, `violated` at a later step after a hidden violation.
 //!
 //! # Walks and runs
 //!
@@ -291,6 +299,14 @@ impl Logs {
         self.owner.get(&(f, line)).copied()
     }
 
+    /// The text of the file named `name` (empty if none was written).
+    pub fn text_of(&self, name: &str) -> &str {
+        self.files
+            .iter()
+            .find(|f| f.name == name)
+            .map_or("", |f| f.text.as_str())
+    }
+
     /// Writes every file into `dir`; their paths.
     pub fn write(&self, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
         std::fs::create_dir_all(dir)?;
@@ -303,6 +319,31 @@ impl Logs {
             })
             .collect()
     }
+}
+
+/// The names a reason gives after `prefix` (`datanode dn1 ...`, `SCM scm2 ...`): each word that follows it.
+pub fn named_after<'r>(reason: &'r str, prefix: &str) -> Vec<&'r str> {
+    reason
+        .match_indices(prefix)
+        .filter_map(|(i, _)| reason[i + prefix.len()..].split_whitespace().next())
+        .collect()
+}
+
+/// Does `text` hold a line with `from` that no line with one of `until` follows before a line with `upto` (or
+/// the end): a step begun and never finished in these logs?
+pub fn unfinished(text: &str, from: &str, until: &[&str], upto: Option<&str>) -> bool {
+    let lines: Vec<&str> = text.lines().collect();
+    lines.iter().enumerate().any(|(i, l)| {
+        l.contains(from) && {
+            let rest = &lines[i + 1..];
+            let end = upto
+                .and_then(|u| rest.iter().position(|r| r.contains(u)))
+                .unwrap_or(rest.len());
+            !rest[..end]
+                .iter()
+                .any(|r| until.iter().any(|u| r.contains(u)))
+        }
+    })
 }
 
 /// `yyyy-MM-dd HH:mm:ss,SSS` (UTC) of milliseconds since the epoch.
@@ -380,6 +421,18 @@ pub trait Render<M: Mirror>: Sized {
     fn weight(_action: &str) -> u64 {
         4
     }
+    /// Actions that print nothing by nature and on which no invariant's verdict depends (client-side steps,
+    /// log purges, a stuttering entry): a behaviour whose other steps all printed lines is judged by the strict
+    /// rule 4. Default: none.
+    fn silent_and_irrelevant(_action: &str) -> bool {
+        false
+    }
+    /// Is an `inconclusive` reason of `check` true of these rendered logs: does it name something these logs
+    /// really lack (a DEBUG logger left off, a line a crash cut off)? Checked against the files, not trusted.
+    /// Default: no reason is known to hold.
+    fn reason_holds(_reason: &str, _logs: &Logs) -> bool {
+        false
+    }
     /// Sees the whole behaviour before any step is printed (a key's expiry instant is printed when the key
     /// is made, and must fall just before the step that expires it).
     fn plan(&mut self, _mirror: &M, _b: &Behaviour<M::State>) {}
@@ -419,6 +472,8 @@ pub struct CheckSaid {
     pub reason: Option<String>,
     /// Every violation: invariant, and the step whose lines hold its primary line (`None`: no step's).
     pub violations: Vec<(&'static str, Option<usize>, String)>,
+    /// Invariant checks made with everything they needed in view.
+    pub checks: usize,
 }
 
 fn grammar() -> &'static crate::grammar::Grammar {
@@ -460,6 +515,7 @@ pub fn check_logs(monitor: Box<dyn Model>, logs: &Logs, dir: &Path) -> Result<Ch
             verdict: report.verdict,
             reason: report.reason,
             violations,
+            checks: report.checks,
         })
     })();
     let _ = std::fs::remove_dir_all(dir);
@@ -508,6 +564,8 @@ pub struct Judged {
     pub said: CheckSaid,
     /// What went wrong, for a disagreement.
     pub why: Option<String>,
+    /// Did every step print lines (so that the strict rule 4 applied)?
+    pub all_witnessed: bool,
 }
 
 /// Applies the three rules of the module docs.
@@ -517,6 +575,8 @@ pub fn judge<M: Mirror>(
     logs: &Logs,
     config: Config,
     said: CheckSaid,
+    silent_and_irrelevant: fn(&str) -> bool,
+    reason_holds: fn(&str, &Logs) -> bool,
 ) -> Judged {
     let first = (0..=b.steps.len()).find_map(|k| mirror.first_violated(b.state(k)).map(|i| (k, i)));
     let mut why: Vec<String> = Vec::new();
@@ -582,6 +642,54 @@ pub fn judge<M: Mirror>(
     {
         why.push("check says inconclusive without a reason".into());
     }
+    // 4. Everything in view: when every step printed its lines (and every node's start is printed), nothing the
+    // verdict depends on is missing, so `inconclusive` is no escape. A violation must be found at its step; a
+    // healthy behaviour conforms, or says that nothing was there to check (no check made at all).
+    // A crash prints nothing, but the restart after it shows it (a banner with no shutdown before it).
+    let seen = |k: usize| {
+        let s = &b.steps[k - 1];
+        logs.printed(k)
+            || silent_and_irrelevant(s.action)
+            || (s.action == "Crash"
+                && b.steps[k..]
+                    .iter()
+                    .any(|r| r.action == "Restart" && r.params == s.params))
+    };
+    let all_witnessed = (1..=b.steps.len()).all(seen);
+    // A hidden crash's violation shows at the restart that follows it.
+    let shown_at = |k: usize| -> usize {
+        let s = &b.steps[k - 1];
+        if logs.printed(k) || s.action != "Crash" {
+            return k;
+        }
+        (k + 1..=b.steps.len())
+            .find(|&j| b.steps[j - 1].action == "Restart" && b.steps[j - 1].params == s.params)
+            .unwrap_or(k)
+    };
+    let justified = said
+        .reason
+        .as_deref()
+        .is_some_and(|r| reason_holds(r, logs));
+    if all_witnessed && why.is_empty() && !justified {
+        match (first, said.verdict) {
+            (Some((k, inv)), Verdict::Inconclusive) => why.push(format!(
+                "every step printed its lines, and the mirror violates {inv} at step {k} ({}), but check says inconclusive: {}",
+                action_text(&b.steps[k - 1]),
+                said.reason.as_deref().unwrap_or_default()
+            )),
+            (Some((k, inv)), Verdict::Violated) if said.violations[0].1 != Some(shown_at(k)) => why.push(format!(
+                "every step printed its lines, and the mirror first violates {inv} at step {k} ({}), but check's first violation is at step {:?}",
+                action_text(&b.steps[k - 1]),
+                said.violations[0].1
+            )),
+            (None, Verdict::Inconclusive) => why.push(format!(
+                "every step printed its lines and the mirror's behaviour is healthy, but check made {} check(s) and says inconclusive: {}",
+                said.checks,
+                said.reason.as_deref().unwrap_or_default()
+            )),
+            _ => {}
+        }
+    }
     if !why.is_empty() {
         class = Class::Disagreement;
     }
@@ -590,6 +698,7 @@ pub fn judge<M: Mirror>(
         mirror: first,
         said,
         why: (!why.is_empty()).then(|| why.join("; ")),
+        all_witnessed,
     }
 }
 
@@ -610,19 +719,22 @@ pub struct Table {
     pub disagreements: Vec<(u64, String)>,
     /// Steps over all behaviours.
     pub steps: usize,
+    /// Behaviours every step of which printed lines: rule 4 (no inconclusive escape) applied to them.
+    pub fully_witnessed: usize,
 }
 
 impl Table {
     pub fn header() -> &'static str {
-        "| model | config | behaviours | steps | healthy (of them inconclusive) | both violated | check violated later | mirror-only, check inconclusive | violation at a hidden step | disagreements |\n|---|---|---|---|---|---|---|---|---|---|"
+        "| model | config | behaviours | steps | fully witnessed | healthy (of them inconclusive) | both violated | check violated later | mirror-only, check inconclusive | violation at a hidden step | disagreements |\n|---|---|---|---|---|---|---|---|---|---|---|"
     }
     pub fn row(&self) -> String {
         format!(
-            "| {} | {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} |",
             self.model,
             self.config,
             self.behaviours,
             self.steps,
+            self.fully_witnessed,
             self.healthy,
             self.healthy_inconclusive,
             self.both_violated,
@@ -674,12 +786,22 @@ pub fn run_behaviour<M: Mirror, R: Render<M>>(
                     verdict: Verdict::Inconclusive,
                     reason: None,
                     violations: Vec::new(),
+                    checks: 0,
                 },
                 why: Some(format!("check failed: {e}")),
+                all_witnessed: false,
             }
         }
     };
-    judge(mirror, b, &logs, config, said)
+    judge(
+        mirror,
+        b,
+        &logs,
+        config,
+        said,
+        R::silent_and_irrelevant,
+        R::reason_holds,
+    )
 }
 
 /// Runs `n` behaviours from seeds `base..base+n` in parallel; the agreement table.
@@ -712,6 +834,7 @@ pub fn run<M: Mirror, R: Render<M>>(config: Config, n: usize, max_len: usize, ba
     for (seed, steps, j, acts) in results {
         t.behaviours += 1;
         t.steps += steps;
+        t.fully_witnessed += usize::from(j.all_witnessed);
         match j.class {
             Class::Healthy => {
                 t.healthy += 1;
@@ -783,7 +906,18 @@ fn dump<M: Mirror, R: Render<M>>(config: Config, seed: u64, max_len: usize, dir:
     let _ = logs.write(dir);
     let tmp = dir.join(".check");
     let j = match check_logs(R::monitor(), &logs, &tmp) {
-        Ok(said) => format!("{:?}", judge(&mirror, &b, &logs, config, said)),
+        Ok(said) => format!(
+            "{:?}",
+            judge(
+                &mirror,
+                &b,
+                &logs,
+                config,
+                said,
+                R::silent_and_irrelevant,
+                R::reason_holds
+            )
+        ),
         Err(e) => e,
     };
     let mut out = String::new();
@@ -822,7 +956,18 @@ fn keep<M: Mirror, R: Render<M>>(
     let logs = render::<M, R>(&mirror, &c, &b, &mut rng);
     let paths = logs.write(dir).map_err(|e| e.to_string())?;
     let said = check_logs(R::monitor(), &logs, &dir.join(".check"))?;
-    Ok((paths, judge(&mirror, &b, &logs, config, said)))
+    Ok((
+        paths,
+        judge(
+            &mirror,
+            &b,
+            &logs,
+            config,
+            said,
+            R::silent_and_irrelevant,
+            R::reason_holds,
+        ),
+    ))
 }
 
 #[cfg(test)]

@@ -330,7 +330,7 @@ impl Model for ReconOmSync {
             Instance::Of(node, key) => (node, key),
             Instance::NoNode => {
                 if self.reads(e.kind) {
-                    self.knowledge.unknown("some Recon lines name no node");
+                    self.knowledge.unattributed(index);
                 }
                 return;
             }

@@ -213,7 +213,7 @@ impl Model for ScmFinalization {
             Instance::Of(node, key) => (node, key),
             Instance::NoNode => {
                 if self.reads(e.kind) && e.kind != EventKind::VersionManagerInitialized {
-                    self.knowledge.unknown("some SCM lines name no node (single-JVM output without node ids in thread names)");
+                    self.knowledge.unattributed(index);
                 }
                 return;
             }
@@ -690,6 +690,34 @@ mod tests {
             .filter(|v| v.invariant == "VersionFileCoversDb")
             .count();
         assert_eq!(restarts, 1, "{:?}", r.violations);
+    }
+
+    /// Issue 19, item 3: an SCM line no node can be tied to is named in the verdict, by file and line.
+    #[test]
+    fn an_unattributed_scm_line_is_named_in_the_verdict() {
+        // One JVM's output: the SCM's own lines carry its name, the fence does not.
+        let mut events = install_and_restart(None);
+        // A second SCM in the same output: a line without a name could be either's.
+        events.insert(
+            0,
+            ev(
+                CheckpointInstalled,
+                "scm1",
+                0,
+                vec![("term", Value::U64(1)), ("index", Value::U64(10))],
+            ),
+        );
+        events.push(fenced("", 5_200, 100, 0));
+        let (_, r) = run(
+            "scm-finalization",
+            vec![crate::model::testkit::test_output(events)],
+        );
+        let reason = r.reason.expect("the unattributed line is a reason");
+        assert!(
+            reason.contains("1 SCM line(s) this model needs name no node")
+                && reason.contains(":10 `Datanode"),
+            "{reason}"
+        );
     }
 
     #[test]

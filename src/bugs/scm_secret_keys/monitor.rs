@@ -321,7 +321,7 @@ impl Model for ScmSecretKeys {
             Instance::Of(node, key) => (node, key),
             Instance::NoNode => {
                 if self.reads(e.kind) {
-                    self.knowledge.unknown("some SCM lines name no node (single-JVM output without node ids in thread names)");
+                    self.knowledge.unattributed(index);
                 }
                 return;
             }
