@@ -402,10 +402,7 @@ pub type Written = (Vec<(String, String)>, Option<Vec<(usize, u64)>>);
 
 /// The files of `logs` in `layout`: (name, text), and for [`Layout::OneJvm`] the (file, line) of `logs` that
 /// each line of the one file was.
-pub fn in_layout(
-    logs: &Logs,
-    layout: Layout,
-) -> Written {
+pub fn in_layout(logs: &Logs, layout: Layout) -> Written {
     match layout {
         Layout::Daemon => (
             logs.files
@@ -434,41 +431,126 @@ pub fn in_layout(
             None,
         ),
         Layout::OneJvm => {
-            // Every record (first line and continuation lines) with its time, merged stably by time.
-            let mut records: Vec<(&str, usize, u64, Vec<&str>)> = Vec::new();
+            // Every record (first line and continuation lines) with its time, as MiniOzoneCluster prints it,
+            // merged stably by time.
+            let mut records: Vec<(String, Vec<(usize, u64, String)>)> = Vec::new();
             for (fi, f) in logs.files.iter().enumerate() {
+                let scm = one_jvm_scm(f);
                 let mut line = 0u64;
+                let mut skipping = false;
                 for l in f.text.split_inclusive('\n') {
                     line += 1;
-                    match (split_record(l), records.last_mut()) {
-                        (Some((t, ..)), _) => records.push((t, fi, line, vec![l])),
-                        (None, Some(r)) if r.1 == fi => r.3.push(l),
-                        (None, _) => records.push(("", fi, line, vec![l])),
+                    match split_record(l) {
+                        Some((t, th, lv, lg, m)) => {
+                            skipping = false;
+                            let Some((th, lg, m)) = one_jvm_record(scm.as_ref(), th, lg, m) else {
+                                skipping = true;
+                                continue;
+                            };
+                            let class = lg.rsplit('.').next().unwrap_or(&lg).to_string();
+                            let first = format!(
+                                "{t} [{th}] {lv:<5} {} ({class}.java:log(1)) - {m}",
+                                short_logger(&lg)
+                            );
+                            // A banner's replacement is one line: its own continuation lines go.
+                            skipping = scm.is_some() && l.contains("_MSG: ");
+                            let first = if first.ends_with('\n') {
+                                first
+                            } else {
+                                first + "\n"
+                            };
+                            records.push((t.to_string(), vec![(fi, line, first)]));
+                        }
+                        None if skipping => {}
+                        None => match records.last_mut() {
+                            Some((_, lines)) if lines[0].0 == fi => {
+                                lines.push((fi, line, l.to_string()))
+                            }
+                            _ => records.push((String::new(), vec![(fi, line, l.to_string())])),
+                        },
                     }
                 }
             }
-            records.sort_by(|a, b| a.0.cmp(b.0));
+            records.sort_by(|a, b| a.0.cmp(&b.0));
             let mut text = String::new();
             let mut origin = Vec::new();
-            for (_, fi, first, lines) in records {
-                for (k, l) in lines.into_iter().enumerate() {
-                    origin.push((fi, first + k as u64));
-                    match split_record(l) {
-                        Some((t, th, lv, lg, m)) => {
-                            let class = lg.rsplit('.').next().unwrap_or(lg);
-                            let _ = write!(
-                                text,
-                                "{t} [{th}] {lv:<5} {} ({class}.java:log(1)) - {m}",
-                                short_logger(lg)
-                            );
-                        }
-                        None => text.push_str(l),
-                    }
+            for (_, lines) in records {
+                for (fi, line, l) in lines {
+                    origin.push((fi, line));
+                    text.push_str(&l);
                 }
             }
             (vec![(ONE_JVM_FILE.to_string(), text)], Some(origin))
         }
     }
+}
+
+/// An SCM's daemon log, as one JVM's output tells it: its node id and its scmId (from its `starting Raft
+/// server for scm:<id>` line).
+struct OneJvmScm {
+    node: String,
+    scm_id: String,
+}
+
+fn one_jvm_scm(f: &LogFile) -> Option<OneJvmScm> {
+    let node = f
+        .name
+        .strip_prefix("ozone-hadoop-scm-")?
+        .strip_suffix(".log")?;
+    let scm_id = f
+        .text
+        .split("starting Raft server for scm:")
+        .nth(1)?
+        .split_whitespace()
+        .next()?;
+    Some(OneJvmScm {
+        node: node.to_string(),
+        scm_id: scm_id.to_string(),
+    })
+}
+
+/// A daemon record as MiniOzoneCluster prints it in one JVM (thread, logger, message), or `None` where it
+/// prints nothing. An SCM prints no banners and gets no signals there: its start is `Found matching SCM
+/// address ... SCMNodeId` on `main` (then `starting Raft server`, as in a daemon), its stop the harness's
+/// `Shutting down StorageContainerManager <scmId>`, and its shutdown hook's lines run on `main`.
+fn one_jvm_record(
+    scm: Option<&OneJvmScm>,
+    thread: &str,
+    logger: &str,
+    message: &str,
+) -> Option<(String, String, String)> {
+    let Some(scm) = scm else {
+        return Some((thread.into(), logger.into(), message.into()));
+    };
+    let nl = if message.ends_with('\n') { "\n" } else { "" };
+    if message.starts_with("STARTUP_MSG: ") {
+        return Some((
+            "main".into(),
+            "org.apache.hadoop.hdds.scm.ha.SCMHANodeDetails".into(),
+            format!(
+                "Found matching SCM address with SCMServiceId: scmservice, SCMNodeId: {}, RPC Address: {}:9894 and Ratis port: 9894{nl}",
+                scm.node, scm.node
+            ),
+        ));
+    }
+    if message.starts_with("SHUTDOWN_MSG: ") {
+        return Some((
+            "main".into(),
+            "org.apache.hadoop.ozone.MiniOzoneHAClusterImpl".into(),
+            format!("Shutting down StorageContainerManager {}{nl}", scm.scm_id),
+        ));
+    }
+    if message.starts_with("registered UNIX signal handlers")
+        || message.starts_with("RECEIVED SIGNAL")
+    {
+        return None;
+    }
+    let thread = if thread.starts_with("shutdown-hook") {
+        "main"
+    } else {
+        thread
+    };
+    Some((thread.into(), logger.into(), message.into()))
 }
 
 /// The one file of [`Layout::OneJvm`], named as surefire names a test's output.
@@ -1166,17 +1248,9 @@ mod tests {
         assert_eq!(&u[14..15], "4");
     }
 
-    /// `n` behaviours in the daemon layout, and `n / 4` in each other layout the model's renderer writes
-    /// faithfully. The SCM renderers print STARTUP_MSG banners and crashes as a daemon does; MiniOzoneCluster
-    /// prints neither for an SCM (it prints `Found matching SCM address ... SCMNodeId` and `starting Raft
-    /// server` at each start, `Stopping the StorageContainerManager <id>` at each stop), so their one-JVM
-    /// rendering is not yet what Ozone prints, and is left to `examples/refinement.rs --layout one-jvm`.
+    /// `n` behaviours in the daemon layout, and `n / 4` in each other layout.
     fn agree(model: &str, config: Config, n: usize) {
-        let one_jvm_faithful = matches!(model, "dn-finalize-block" | "recon-om-sync");
         for layout in Layout::ALL {
-            if layout == Layout::OneJvm && !one_jvm_faithful {
-                continue;
-            }
             let n = if layout == Layout::Daemon { n } else { n / 4 };
             agree_in(model, config, layout, n);
         }
