@@ -433,7 +433,9 @@ pub fn in_layout(logs: &Logs, layout: Layout) -> Written {
         Layout::OneJvm => {
             // Every record (first line and continuation lines) with its time, as MiniOzoneCluster prints it,
             // merged stably by time.
-            let mut records: Vec<(String, Vec<(usize, u64, String)>)> = Vec::new();
+            // (time, [(file, line, text)]) per record.
+            type Record = (String, Vec<(usize, u64, String)>);
+            let mut records: Vec<Record> = Vec::new();
             for (fi, f) in logs.files.iter().enumerate() {
                 let scm = one_jvm_scm(f);
                 let mut line = 0u64;
@@ -442,7 +444,6 @@ pub fn in_layout(logs: &Logs, layout: Layout) -> Written {
                     line += 1;
                     match split_record(l) {
                         Some((t, th, lv, lg, m)) => {
-                            skipping = false;
                             let Some((th, lg, m)) = one_jvm_record(scm.as_ref(), th, lg, m) else {
                                 skipping = true;
                                 continue;
