@@ -223,6 +223,8 @@ pub struct LogFile {
     pub text: String,
     /// Physical lines written so far.
     pub lines: u64,
+    /// Each record: the step that printed it, its first byte and its first physical line.
+    records: Vec<(usize, usize, u64)>,
 }
 
 /// The rendered logs of one behaviour, and which step printed which record.
@@ -237,6 +239,8 @@ pub struct Logs {
     owner: HashMap<(usize, u64), usize>,
     /// Records printed per step.
     printed: Vec<usize>,
+    /// Steps a crash cut short: some of their lines were never written.
+    cut: std::collections::BTreeSet<usize>,
 }
 
 impl Logs {
@@ -278,6 +282,7 @@ impl Logs {
         self.advance(3);
         let f = &mut self.files[file];
         let first = f.lines + 1;
+        f.records.push((self.step, f.text.len(), first));
         let _ = writeln!(
             f.text,
             "{} [{thread}] {level} {logger}: {message}",
@@ -286,6 +291,37 @@ impl Logs {
         f.lines += 1 + message.matches('\n').count() as u64;
         self.owner.insert((file, first), self.step);
         self.printed[self.step] += 1;
+    }
+
+    /// A crash in the middle of step `step` (the last step printed): in each file it wrote two or more records
+    /// to, the records after a random one of them are never written. Returns whether anything was cut.
+    fn crash_within(&mut self, step: usize, rng: &mut Rng) -> bool {
+        let mut cut = false;
+        for (fi, f) in self.files.iter_mut().enumerate() {
+            let of_step = f.records.iter().rev().take_while(|r| r.0 == step).count();
+            if of_step < 2 {
+                continue;
+            }
+            let keep = 1 + rng.below(of_step as u64 - 1) as usize;
+            let from = f.records.len() - of_step + keep;
+            let (_, byte, line) = f.records[from];
+            for r in f.records.drain(from..) {
+                self.owner.remove(&(fi, r.2));
+                self.printed[step] -= 1;
+            }
+            f.text.truncate(byte);
+            f.lines = line - 1;
+            cut = true;
+        }
+        if cut {
+            self.cut.insert(step);
+        }
+        cut
+    }
+
+    /// Did step `k` print all of its lines (not cut short by a crash)?
+    pub fn witnessed(&self, k: usize) -> bool {
+        self.printed(k) && !self.cut.contains(&k)
     }
 
     /// Did step `k` print anything?
@@ -672,6 +708,15 @@ pub fn render<M: Mirror, R: Render<M>>(
     for (k, s) in b.steps.iter().enumerate() {
         logs.begin_step(k + 1);
         r.step(mirror, b.state(k), s, rng, &mut logs);
+        // A step of one node that a crash of that node follows (a restart, an install, a save): in one
+        // behaviour of two the crash comes between two of its lines, during the startup or the install. The
+        // step's effect may be done or not; only its printed lines are cut, and the step counts as unseen.
+        let crashes_next = b.steps.get(k + 1).is_some_and(|n| {
+            n.action == "Crash" && !n.params.is_empty() && s.params.first() == n.params.first()
+        });
+        if crashes_next && rng.below(2) == 0 {
+            logs.crash_within(k + 1, rng);
+        }
     }
     logs
 }
@@ -839,7 +884,7 @@ pub fn judge<M: Mirror>(
     // 2. Completeness.
     let mut class = match first {
         None => Class::Healthy,
-        Some((k, _)) if !logs.printed(k) => Class::HiddenViolation,
+        Some((k, _)) if !logs.witnessed(k) => Class::HiddenViolation,
         Some((k, inv)) => {
             match said.verdict {
                 Verdict::Conforms => {
@@ -882,7 +927,7 @@ pub fn judge<M: Mirror>(
     // A crash prints nothing, but the restart after it shows it (a banner with no shutdown before it).
     let seen = |k: usize| {
         let s = &b.steps[k - 1];
-        logs.printed(k)
+        logs.witnessed(k)
             || silent_and_irrelevant(s.action)
             || (s.action == "Crash"
                 && b.steps[k..]

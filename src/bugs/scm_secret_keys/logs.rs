@@ -181,6 +181,31 @@ impl Render<ScmSecretKeys> for Renderer {
             )
         };
         let scms = ["scm1", "scm2", "scm3"];
+        // A stop during the save: `Updating keys with` after the swap, then neither the save's line nor a
+        // failure before the next start.
+        let save_cut = |scm: &str| {
+            crate::refinement::unfinished(
+                logs.text_of(&format!("ozone-hadoop-scm-{scm}.log")),
+                "Updating keys with",
+                &["Saved [", "caught a Throwable"],
+                Some("STARTUP_MSG: Starting"),
+            )
+        };
+        // An earlier save cut off the same way (a stop after `Updating keys with`, no `Saved` before it).
+        if reason.contains("an earlier save of them was cut off")
+            && crate::refinement::named_after(reason, "SCM ")
+                .iter()
+                .any(|scm| save_cut(scm))
+        {
+            return true;
+        }
+        if reason.contains("whether its key file was written is not logged")
+            && crate::refinement::named_after(reason, "SCM ")
+                .iter()
+                .any(|scm| save_cut(scm))
+        {
+            return true;
+        }
         (reason.contains("stopped between `Replaced DB with checkpoint` and the key save")
             && crate::refinement::named_after(reason, "SCM ")
                 .iter()

@@ -69,6 +69,10 @@ struct ScmNode {
     fetched: Option<usize>,
     replaced: Option<usize>,
     reinitializing: Option<usize>,
+    /// After the swap, the save began: `Updating keys with [...]` (the key file is written right after it).
+    applying: Option<usize>,
+    /// After the swap, the state machine failed (`... caught a Throwable.`): the save did not complete.
+    failed: Option<usize>,
 }
 
 /// A key id the cluster is known to have, with its expiry and where it was last seen.
@@ -92,6 +96,11 @@ pub struct ScmSecretKeys {
     newest: Option<String>,
     /// Per SCM, the key ids of its last `Saved [...] to file` (its key file, which survives restarts).
     key_file: HashMap<u32, Vec<String>>,
+    /// Per SCM, the key ids of an `Updating keys with [...]` that no `Saved [...] to file` has followed yet.
+    unsaved: HashMap<u32, Vec<String>>,
+    /// Per SCM, key ids its key file may hold: a stop cut a save of them off between `Updating keys with` and
+    /// `Saved [...] to file` (the file is written just before that line).
+    maybe_in_file: HashMap<u32, Vec<String>>,
     /// Per SCM, its last `Downloaded checkpoint from Leader X` line and X: the checkpoint is X's DB then.
     downloaded: HashMap<u32, (usize, String)>,
     /// Per key id, the (SCM, line) of the first `Updating keys with [...]` on each SCM that applied it.
@@ -306,6 +315,7 @@ impl Model for ScmSecretKeys {
                 | SecretKeysLoaded
                 | CurrentSecretKeyUpdated
                 | CheckpointDownloaded
+                | StateMachineUpdaterFailed
         )
     }
 
@@ -331,6 +341,8 @@ impl Model for ScmSecretKeys {
         if self.reads(e.kind) && e.kind != EventKind::CheckpointDownloaded {
             self.knowledge.events += 1;
         }
+        // A stop or start of this SCM cuts off any save in progress: the file may or may not hold its keys.
+        let cut_save = life.is_some().then(|| self.unsaved.remove(&key)).flatten();
         // Crash(s) / Stop(s) / FailSave(s) while the DB is ahead of the key file.
         if let Some(step) = life {
             let swapped = self
@@ -342,8 +354,24 @@ impl Model for ScmSecretKeys {
                 LifeStep::Started { crashed: Some(_) } => Some(true),
                 LifeStep::Started { crashed: None } => Some(false),
             };
-            if let (true, Some(crashed)) = (swapped, stopped) {
-                let n = self.nodes.remove(&key).expect("present");
+            // A stop after the save began, with no failure in view: the key file may have been written just
+            // before the stop, and Ozone logs the write only after it (`Saved [...] to file`).
+            let save_unknown = self
+                .nodes
+                .get(&key)
+                .is_some_and(|n| n.applying.is_some() && n.failed.is_none());
+            if let (true, Some(_), true) = (swapped, stopped, save_unknown) {
+                self.nodes.remove(&key);
+                self.knowledge.unknown(format!(
+                    "SCM {node} stopped after `Updating keys with [...]` began the key save after `Replaced DB with checkpoint`, with neither `Saved [...] to file` nor a failure in view: whether its key file was written is not logged"
+                ));
+            } else if let (Some(crashed), Some(n)) = (
+                stopped,
+                // The install's state ends here (taken only when this is the stop that settles it).
+                (swapped && stopped.is_some())
+                    .then(|| self.nodes.remove(&key))
+                    .flatten(),
+            ) {
                 // The key file may already hold every key the leader sent (this SCM applied them before
                 // it fell behind): then the DB's keys are likely covered, and no line tells otherwise.
                 let fetched: Vec<String> = n
@@ -402,12 +430,18 @@ impl Model for ScmSecretKeys {
                     .filter(|id| maybe_expired(id))
                     .filter(|id| !file.is_some_and(|f| f.contains(id)))
                     .collect();
-                let missing: Vec<&&String> = live
+                let maybe = self.maybe_in_file.get(&key);
+                let (interrupted, missing): (Vec<&&String>, Vec<&&String>) = live
                     .iter()
                     .filter(|id| !file.is_some_and(|f| f.contains(id)))
                     .filter(|id| in_checkpoint(id))
-                    .collect();
-                if !missing.is_empty() {
+                    .partition(|id| maybe.is_some_and(|m| m.contains(id)));
+                if missing.is_empty() && !interrupted.is_empty() {
+                    self.knowledge.unknown(format!(
+                        "SCM {node} stopped between `Replaced DB with checkpoint` and the key save, and its key file may hold key(s) {}: an earlier save of them was cut off by a stop between `Updating keys with [...]` and `Saved [...] to file`",
+                        interrupted.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                    ));
+                } else if !missing.is_empty() {
                     out.push(self.key_file_covers_db_violated(cx, node, &n, index, crashed));
                 } else if !undecided.is_empty() {
                     self.knowledge.unknown(format!(
@@ -423,6 +457,9 @@ impl Model for ScmSecretKeys {
                     ));
                 }
             }
+        }
+        if let Some(ids) = cut_save {
+            self.maybe_in_file.entry(key).or_default().extend(ids);
         }
         match e.kind {
             EventKind::CheckpointDownloaded => {
@@ -450,6 +487,19 @@ impl Model for ScmSecretKeys {
                 {
                     n.install = Install::Swapped;
                     n.replaced = Some(index);
+                }
+            }
+            EventKind::SecretKeysUpdated | EventKind::StateMachineUpdaterFailed => {
+                if let Some(n) = self
+                    .nodes
+                    .get_mut(&key)
+                    .filter(|n| n.install == Install::Swapped)
+                {
+                    if e.kind == EventKind::SecretKeysUpdated {
+                        n.applying.get_or_insert(index);
+                    } else {
+                        n.failed.get_or_insert(index);
+                    }
                 }
             }
             EventKind::StateMachineReinitializing => {
@@ -495,6 +545,16 @@ impl Model for ScmSecretKeys {
         if let (EventKind::SecretKeysSaved, Some(keys)) = (e.kind, key_list(e)) {
             self.key_file
                 .insert(key, keys.iter().map(|k| k.id.clone()).collect());
+            self.unsaved.remove(&key);
+            self.maybe_in_file.remove(&key);
+        }
+        if let (EventKind::SecretKeysUpdated, Some(keys)) = (e.kind, key_list(e)) {
+            self.unsaved
+                .insert(key, keys.iter().map(|k| k.id.clone()).collect());
+        }
+        if e.kind == EventKind::StateMachineUpdaterFailed {
+            // The save failed (`Error saving SecretKeys to file`): nothing of it reached the file.
+            self.unsaved.remove(&key);
         }
         if let Some(keys) = key_list(e) {
             // BecomeLeader(s) with empty memory: the keys it starts from can only be judged against a key
@@ -650,6 +710,94 @@ mod tests {
         assert!(v.message.contains("term 1, index 202"), "{}", v.message);
         assert!(v.related[1].1.contains("term 1, index 202"));
         assert!(v.primary_label.contains("Saved"), "{}", v.primary_label);
+    }
+
+    /// A crash between `Updating keys with` and `Saved [...] to file` leaves the key file unknown: Ozone writes
+    /// the file just before that line. A stop inside the install's own save, and a later install whose keys
+    /// only that cut-off save may have written, are undecided, not violations; a failed save is still one.
+    #[test]
+    fn a_save_cut_off_between_updating_and_saved_is_undecided_not_a_violation() {
+        let updating = |ms| {
+            ev(
+                SecretKeysUpdated,
+                "scm3",
+                ms,
+                vec![("keys", keys(&[("K2", 9 * DAY), ("K1", 8 * DAY)]))],
+            )
+        };
+        let failed = |ms| {
+            ev(
+                StateMachineUpdaterFailed,
+                "scm3",
+                ms,
+                vec![(
+                    "member",
+                    crate::value::Value::Str("c3d4e5f6@group-1".into()),
+                )],
+            )
+        };
+        // The install's own save cut off.
+        let (_, r) = run(
+            "scm-secret-keys",
+            vec![daemon(
+                "scm",
+                "scm3",
+                vec![
+                    started(0),
+                    fetched(1_000),
+                    installed(2_000),
+                    updating(3_000),
+                    started(9_000),
+                ],
+            )],
+        );
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        let reason = r.reason.unwrap_or_default();
+        assert!(
+            reason.contains("whether its key file was written is not logged"),
+            "{reason}"
+        );
+        // An earlier save cut off by a crash; then an install that fails with its keys: the file may hold them.
+        let (_, r) = run(
+            "scm-secret-keys",
+            vec![daemon(
+                "scm",
+                "scm3",
+                vec![
+                    started(0),
+                    updating(500),
+                    started(700),
+                    fetched(1_000),
+                    installed(2_000),
+                    failed(3_000),
+                    started(9_000),
+                ],
+            )],
+        );
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        let reason = r.reason.unwrap_or_default();
+        assert!(
+            reason.contains("an earlier save of them was cut off"),
+            "{reason}"
+        );
+        // The install's save failing outright is the bug.
+        let (_, r) = run(
+            "scm-secret-keys",
+            vec![daemon(
+                "scm",
+                "scm3",
+                vec![
+                    started(0),
+                    fetched(1_000),
+                    installed(2_000),
+                    updating(2_500),
+                    failed(3_000),
+                    started(9_000),
+                ],
+            )],
+        );
+        assert_eq!(r.verdict, Verdict::Violated, "{:?}", r.reason);
+        assert_eq!(r.violations[0].invariant, "KeyFileCoversDb");
     }
 
     #[test]
