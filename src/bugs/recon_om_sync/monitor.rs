@@ -104,6 +104,10 @@ struct Recon {
     registered: std::collections::BTreeSet<String>,
     /// Recon's OM DB sequence number after its last sync (`Sequence number after sync`), and its line.
     db_seq: Option<(i64, usize)>,
+    /// Recon is stopping (a stop line since its last start): a sync that still runs reads a closed OM DB.
+    stopping: bool,
+    /// A sync has run (or a delta was applied) since Recon's last start.
+    synced_since_start: bool,
 }
 
 #[derive(Default)]
@@ -364,6 +368,11 @@ impl Model for ReconOmSync {
             r.outcome = Outcome::NotSeen;
             r.starting = false;
             r.snapshot_at_startup = false;
+            r.stopping = false;
+            r.synced_since_start = false;
+        }
+        if matches!(life, Some(LifeStep::Stopping)) {
+            r.stopping = true;
         }
         match e.kind {
             EventKind::OmServiceProviderStarting => r.starting = true,
@@ -386,6 +395,17 @@ impl Model for ReconOmSync {
             // number after sync` is lost, this is the snapshot's number (no delta runs in between). 0 means
             // no OM DB at all.
             EventKind::SyncStarted | EventKind::OmDbSeqObserved => {
+                // Ozone 2.2.0 has no `Skipping startup task reinitialization ...`: a fresh Recon (its start in
+                // view, nothing synced or fetched at startup since) shows an empty OM DB at its first sync.
+                let fresh = seq(e) == Some(0)
+                    && r.highest.is_none()
+                    && !r.synced_since_start
+                    && !r.snapshot_at_startup
+                    && r.snapshot_installed.is_none()
+                    && cx.timeline.started_in_view.contains(node);
+                if fresh {
+                    r.history_known = true;
+                }
                 let Some(n) = seq(e).filter(|n| *n > 0) else {
                     return;
                 };
@@ -440,6 +460,13 @@ impl Model for ReconOmSync {
             }
             EventKind::SyncCompleted => {
                 let Some(n) = seq(e) else { return };
+                r.synced_since_start = true;
+                if r.snapshot_installed.is_none() && (n == 0 || r.stopping) {
+                    // A sync that ran while Recon stopped, against its closed OM DB (real 2.2.0 output: `Delta
+                    // updates received from OM : 1 loops, -29 records`, then `Sequence number after sync: 0`):
+                    // no snapshot was installed, and the number says nothing of OM's lineage.
+                    return;
+                }
                 r.db_seq = Some((n, index));
                 if r.snapshot_installed.is_some() {
                     self.snapshot_seq(cx, index, node, key, n, out);
