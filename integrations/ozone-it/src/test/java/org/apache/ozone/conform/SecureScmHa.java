@@ -35,6 +35,7 @@ import org.apache.hadoop.hdds.protocol.proto.HddsProtos.ReplicationFactor;
 import org.apache.hadoop.hdds.scm.ScmConfig;
 import org.apache.hadoop.hdds.scm.ScmConfigKeys;
 import org.apache.hadoop.hdds.scm.ha.SCMStateMachine;
+import org.apache.hadoop.hdds.scm.ha.SequenceIdType;
 import org.apache.hadoop.hdds.scm.server.SCMHTTPServerConfig;
 import org.apache.hadoop.hdds.scm.server.StorageContainerManager;
 import org.apache.hadoop.hdds.security.symmetric.SecretKeyConfig;
@@ -116,14 +117,19 @@ final class SecureScmHa implements AutoCloseable {
     cluster.waitForClusterToBeReady();
   }
 
-  /** Allocates containers on the leader until its applied index passes target (as TestSecretKeySnapshot). */
+  /**
+   * Advances the leader's Raft log past target with one replicated write per step: a new batch of the SCM's
+   * localId sequence (SequenceIdGenerator, @Replicate). TestSecretKeySnapshot allocates containers instead, but on
+   * this machine most allocations never reach the log: each reserves a container's size (5 GB) on the one datanode
+   * and checkSpaceAndRecordAllocation refuses it without a Raft entry (measured: ~1 entry per 4 s), and with small
+   * containers the RATIS/ONE pipeline runs out ("Cannot create pipeline RATIS/ONE using 0 nodes").
+   */
   static void writeToIncreaseLogIndex(StorageContainerManager scm, long targetLogIndex) throws Exception {
     SCMStateMachine stateMachine = scm.getScmHAManager().getRatisServer().getSCMStateMachine();
     long logIndex = stateMachine.getLastAppliedTermIndex().getIndex();
     while (logIndex <= targetLogIndex) {
-      scm.getContainerManager().allocateContainer(
-          RatisReplicationConfig.getInstance(ReplicationFactor.ONE), SecureScmHa.class.getName());
-      Thread.sleep(10);
+      scm.getSequenceIdGen().invalidateBatch();
+      scm.getSequenceIdGen().getNextId(SequenceIdType.localId);
       logIndex = stateMachine.getLastAppliedTermIndex().getIndex();
     }
   }
