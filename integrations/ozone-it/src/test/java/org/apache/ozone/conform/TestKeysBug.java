@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * The defect is present when an unexpired key (K1, K2) is then gone from the SCMs.
  *
  * In-JVM harness steps (no real process exit): ExitUtils.disableSystemExit() so Ratis' terminate throws instead of
- * exiting, and ExitUtils.clear() after the terminated SCM is stopped, so the cluster's later checks do not see it.
+ * exiting; startInactiveSCM may throw because the SCM terminates while its start() is still running (the DB it
+ * reads is closed); ExitUtils.clear() after the terminated SCM is stopped, so the cluster's later checks do not see it.
  */
 public class TestKeysBug {
   private static final Logger LOG = LoggerFactory.getLogger(TestKeysBug.class);
@@ -61,7 +62,14 @@ public class TestKeysBug {
       result.evidence("blocked %s with a directory", keyFile);
 
       LOG.info("ozone-conform: starting the inactive SCM {}", followerId);
-      ha.cluster.startInactiveSCM(followerId);
+      try {
+        ha.cluster.startInactiveSCM(followerId);
+      } catch (Exception e) {
+        // In one JVM the install (on the Ratis StateMachineUpdater thread) can terminate the SCM while
+        // StorageContainerManager.start() is still running on this thread, which then fails on the closed DB.
+        result.evidence("startInactiveSCM threw (the SCM terminated during its start): %s",
+            e.toString().replace('\n', ' '));
+      }
       SCMStateMachine followerSM = follower.getScmHAManager().getRatisServer().getSCMStateMachine();
       GenericTestUtils.waitFor(() -> ExitUtils.isTerminated() || follower.isStopped()
           || followerSM.getLifeCycleState().isClosingOrClosed(), 200, 60_000);
@@ -77,6 +85,13 @@ public class TestKeysBug {
         follower.join();
       } catch (Exception e) {
         LOG.info("ozone-conform: stop of the terminated SCM threw", e);
+      }
+      // The SCM terminated inside start(), so stop() does not reach its HA manager: its inter-SCM gRPC server
+      // (and Ratis server) would keep their ports and the restarted SCM could not bind them.
+      try {
+        follower.getScmHAManager().stop();
+      } catch (Exception e) {
+        LOG.info("ozone-conform: stop of the terminated SCM's HA manager threw", e);
       }
       ExitUtils.clear();
       FileUtils.deleteDirectory(keyFile.toFile());
