@@ -138,3 +138,18 @@ fn keys_bug_violates_key_file_covers_db_where_the_installing_scm_terminates() {
     let text = line_of("keys-bug", line);
     assert!(text.contains("StateMachineUpdater"), "{text}");
 }
+
+#[test]
+fn dn_healthy_conforms() {
+    assert_conforms("dn-healthy", "dn-finalize-block");
+}
+
+#[test]
+fn dn_bug_violates_no_put_block_after_finalize_on_the_held_put_block() {
+    let line = assert_violated("dn-bug", "dn-finalize-block", &["NoPutBlockAfterFinalize"]);
+    // The writer's PutBlock (piggybacked on its WriteChunk), held in appendTransaction during recoverLease and
+    // applied after FinalizeBlock: BlockManagerImpl's DEBUG commit line on a datanode's ContainerOp thread.
+    let text = line_of("dn-bug", line);
+    assert!(text.contains("BlockManagerImpl") && text.contains("successfully committed"), "{text}");
+    assert!(text.contains("-ContainerOp-"), "{text}");
+}
