@@ -153,3 +153,16 @@ fn dn_bug_violates_no_put_block_after_finalize_on_the_held_put_block() {
     assert!(text.contains("BlockManagerImpl") && text.contains("successfully committed"), "{text}");
     assert!(text.contains("-ContainerOp-"), "{text}");
 }
+
+#[test]
+fn finalization_2_2_0_raises_no_false_alarm_and_is_honestly_inconclusive() {
+    // The scm-finalization grammar reads the ZDU branch's lines (ComponentVersionManager, RatisBasedVersionManager,
+    // "apparent version"); Ozone 2.2.0 prints the layout-version lines of AbstractLayoutVersionManager and
+    // FinalizationStateManagerImpl instead (FINDINGS.md), so the model sees no install that raised a version.
+    assert_manifest("finalization-2.2.0");
+    let report = check("finalization-2.2.0");
+    let m = verdict_of(&report, "scm-finalization");
+    assert_eq!(m["verdict"], "inconclusive", "{m}");
+    // The Java side saw the third SCM finalize from the leader's snapshot.
+    assert!(java_result("finalization-2.2.0").contains("the third SCM from the snapshot"));
+}

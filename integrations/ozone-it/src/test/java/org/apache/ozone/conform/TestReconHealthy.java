@@ -3,6 +3,9 @@ package org.apache.ozone.conform;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.OutputStream;
+import java.util.HashMap;
+import org.apache.hadoop.hdds.client.RatisReplicationConfig;
+import org.apache.hadoop.hdds.protocol.proto.HddsProtos.ReplicationFactor;
 import java.nio.charset.StandardCharsets;
 import org.apache.hadoop.hdds.conf.OzoneConfiguration;
 import org.apache.hadoop.ozone.MiniOzoneCluster;
@@ -11,7 +14,6 @@ import org.apache.hadoop.ozone.client.OzoneBucket;
 import org.apache.hadoop.ozone.client.OzoneClient;
 import org.apache.hadoop.ozone.om.OMMetadataManager;
 import org.apache.hadoop.ozone.recon.ReconServerConfigKeys;
-import org.apache.hadoop.ozone.recon.spi.impl.OzoneManagerServiceProviderImpl;
 import org.apache.ozone.test.GenericTestUtils;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -19,7 +21,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * recon-healthy: the healthy twin of HDDS-16462's story, set up as Ozone 2.2.0's TestReconWithOzoneManager (one
- * datanode, Recon as a MiniOzoneCluster service, delta limit 10, syncs triggered by the test). Recon takes its first
+ * datanode, Recon as a MiniOzoneCluster service, delta limit 10), with Recon's scheduled sync every 5 s. Recon takes its first
  * full snapshot, follows OM by deltas, is restarted cleanly (startup reconciliation with equal cursors) and follows
  * OM again; its OM DB copy ends at OM's key count.
  */
@@ -31,6 +33,7 @@ public class TestReconHealthy {
     ScenarioResult result = new ScenarioResult("recon-healthy");
     OzoneConfiguration conf = new OzoneConfiguration();
     conf.setLong(ReconServerConfigKeys.RECON_OM_DELTA_UPDATE_LIMIT, 10);
+    scheduleSyncs(conf);
     ConformReconService recon = new ConformReconService(conf);
     MiniOzoneCluster cluster = MiniOzoneCluster.newBuilder(conf).setNumDatanodes(1).addService(recon).build();
     try (OzoneClient client = cluster.newClient()) {
@@ -69,17 +72,25 @@ public class TestReconHealthy {
   static void writeKeys(OzoneBucket bucket, String prefix, int n) throws Exception {
     for (int i = 0; i < n; i++) {
       byte[] data = (prefix + i).getBytes(StandardCharsets.UTF_8);
-      try (OutputStream out = bucket.createKey(prefix + "-key-" + i, data.length)) {
+      try (OutputStream out = bucket.createKey(prefix + "-key-" + i, data.length,
+          RatisReplicationConfig.getInstance(ReplicationFactor.ONE), new HashMap<>())) {
         out.write(data);
       }
     }
   }
 
+  /** Recon's own scheduler (every 5 s here) syncs; wait for two rounds and the derived tasks. */
   static void sync(ConformReconService recon) throws Exception {
-    OzoneManagerServiceProviderImpl impl =
-        (OzoneManagerServiceProviderImpl) recon.getReconServer().getOzoneManagerServiceProvider();
-    impl.syncDataFromOM();
-    // Let the derived tasks (run by the task controller on its own threads) process the update.
-    Thread.sleep(3000);
+    Thread.sleep(12_000);
+  }
+
+  /**
+   * Recon syncs on its own schedule, as a deployed Recon does (initial delay and interval 5 s), not by the test
+   * calling syncDataFromOM() as TestReconWithOzoneManager does: only the scheduled sync prints "Last known sequence
+   * number before sync" / "Sequence number after sync", which recon-om-sync reads.
+   */
+  static void scheduleSyncs(OzoneConfiguration conf) {
+    conf.set(ReconServerConfigKeys.OZONE_RECON_OM_SNAPSHOT_TASK_INITIAL_DELAY, "5s");
+    conf.set(ReconServerConfigKeys.OZONE_RECON_OM_SNAPSHOT_TASK_INTERVAL_DELAY, "5s");
   }
 }
