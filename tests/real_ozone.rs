@@ -21,7 +21,9 @@ fn bin() -> Command {
 }
 
 fn scenario_dir(scenario: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(ROOT).join(scenario)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(ROOT)
+        .join(scenario)
 }
 
 /// The scenario's one surefire output file (gzipped).
@@ -31,10 +33,19 @@ fn log_of(scenario: &str) -> String {
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
         .filter(|p| p.to_string_lossy().ends_with("-output.txt.gz"))
-        .map(|p| dir.join(p.file_name().unwrap()).to_string_lossy().into_owned())
+        .map(|p| {
+            dir.join(p.file_name().unwrap())
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect();
     logs.sort();
-    assert_eq!(logs.len(), 1, "{}: one *-output.txt.gz expected, found {logs:?}", dir.display());
+    assert_eq!(
+        logs.len(),
+        1,
+        "{}: one *-output.txt.gz expected, found {logs:?}",
+        dir.display()
+    );
     logs.pop().unwrap()
 }
 
@@ -70,7 +81,11 @@ fn java_result(scenario: &str) -> String {
 fn verdict_of<'a>(report: &'a Value, own: &str) -> &'a Value {
     for m in report["models"].as_array().unwrap() {
         if m["model"] != own {
-            assert_ne!(m["verdict"], "violated", "false alarm in {}: {m}", m["model"]);
+            assert_ne!(
+                m["verdict"], "violated",
+                "false alarm in {}: {m}",
+                m["model"]
+            );
         }
     }
     model(report, own)
@@ -82,7 +97,10 @@ fn assert_manifest(scenario: &str) {
     assert!(m.contains(&format!("scenario: {scenario}")), "{m}");
     assert!(m.contains("command: integrations/ozone-it/run.sh"), "{m}");
     assert!(m.contains("date: 20"), "{m}");
-    assert!(m.contains("mvn_exit: 0"), "the Java side failed in this run:\n{m}");
+    assert!(
+        m.contains("mvn_exit: 0"),
+        "the Java side failed in this run:\n{m}"
+    );
 }
 
 fn assert_conforms(scenario: &str, own: &str) {
@@ -90,13 +108,20 @@ fn assert_conforms(scenario: &str, own: &str) {
     let report = check(scenario);
     let m = verdict_of(&report, own);
     assert_eq!(m["verdict"], "conforms", "{scenario}: {m}");
-    assert!(m["events"].as_u64().unwrap() > 0, "{scenario}: checks made, not empty: {m}");
+    assert!(
+        m["events"].as_u64().unwrap() > 0,
+        "{scenario}: checks made, not empty: {m}"
+    );
 }
 
 /// `own` is violated with `invariant` first; returns the primary line of that violation.
 fn assert_violated(scenario: &str, own: &str, invariants: &[&str]) -> u64 {
     assert_manifest(scenario);
-    assert!(java_result(scenario).starts_with("reproduced=yes"), "{}", java_result(scenario));
+    assert!(
+        java_result(scenario).starts_with("reproduced=yes"),
+        "{}",
+        java_result(scenario)
+    );
     let report = check(scenario);
     let m = verdict_of(&report, own);
     assert_eq!(m["verdict"], "violated", "{scenario}: {m}");
@@ -150,7 +175,10 @@ fn dn_bug_violates_no_put_block_after_finalize_on_the_held_put_block() {
     // The writer's PutBlock (piggybacked on its WriteChunk), held in appendTransaction during recoverLease and
     // applied after FinalizeBlock: BlockManagerImpl's DEBUG commit line on a datanode's ContainerOp thread.
     let text = line_of("dn-bug", line);
-    assert!(text.contains("BlockManagerImpl") && text.contains("successfully committed"), "{text}");
+    assert!(
+        text.contains("BlockManagerImpl") && text.contains("successfully committed"),
+        "{text}"
+    );
     assert!(text.contains("-ContainerOp-"), "{text}");
 }
 
@@ -188,7 +216,9 @@ fn recon_stop_race_today_reports_the_shutdown_sync_as_a_new_lineage() {
     let m = model(&report, "recon-om-sync");
     if m["verdict"] == "violated" {
         let line = m["violations"][0]["primary"]["line"].as_u64().unwrap();
-        assert!(line_of("recon-stop-race", line).contains("Ozone Manager Service Provider is started."));
+        assert!(
+            line_of("recon-stop-race", line).contains("Ozone Manager Service Provider is started.")
+        );
     }
 }
 
@@ -213,10 +243,17 @@ fn recon_healthy_raises_no_false_alarm() {
 
 #[test]
 fn recon_bug_violates_derived_tasks_match_om_lineage_at_the_restart() {
-    let line = assert_violated("recon-bug", "recon-om-sync", &["DerivedTasksMatchOmLineage"]);
+    let line = assert_violated(
+        "recon-bug",
+        "recon-om-sync",
+        &["DerivedTasksMatchOmLineage"],
+    );
     // Recon's startup finished without queueing a rebuild (no "Task name and last updated sequence number" lines).
     let text = line_of("recon-bug", line);
-    assert!(text.contains("Ozone Manager Service Provider is started."), "{text}");
+    assert!(
+        text.contains("Ozone Manager Service Provider is started."),
+        "{text}"
+    );
 }
 
 /// The causal chain should be the real regression: "Sequence number after sync: 99" (old lineage), the full
@@ -233,6 +270,16 @@ fn recon_bug_chain_cites_the_real_lineage_regression() {
         .iter()
         .map(|r| line_of("recon-bug", r["line"].as_u64().unwrap()))
         .collect();
-    assert!(related.iter().any(|l| l.ends_with("Sequence number after sync: 29")), "{related:#?}");
-    assert!(!related.iter().any(|l| l.ends_with("Sequence number after sync: 0")), "{related:#?}");
+    assert!(
+        related
+            .iter()
+            .any(|l| l.ends_with("Sequence number after sync: 29")),
+        "{related:#?}"
+    );
+    assert!(
+        !related
+            .iter()
+            .any(|l| l.ends_with("Sequence number after sync: 0")),
+        "{related:#?}"
+    );
 }
