@@ -283,3 +283,32 @@ fn recon_bug_chain_cites_the_real_lineage_regression() {
         "{related:#?}"
     );
 }
+
+/// Item 6, first step: an SCM as its own JVM (Ozone 2.2.0's daemon layout), `--init`, start, a real `kill -9`,
+/// start, SIGTERM. The daemon layout is detected and the kill shows as a third start with only two shutdowns.
+#[test]
+fn scm_kill9_daemon_log_reads_as_three_starts_and_two_shutdowns() {
+    let m = manifest("scm-kill9");
+    assert!(m.contains("ozone_version: 2.2.0"), "{m}");
+    let path = format!("{ROOT}/scm-kill9/logs/ozone-root-scm-vm.log.gz");
+    let out = bin()
+        .args(["stats", "--format", "json", &path])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let input = &v["inputs"][0];
+    assert_eq!(input["layout"], "daemon", "{input}");
+    assert_eq!(input["unparsed"], 0, "{input}");
+    let kinds = &input["events_by_kind"];
+    assert_eq!(kinds["ProcessStarted"], 3, "{kinds}");
+    assert_eq!(kinds["ProcessShutdown"], 2, "{kinds}");
+    assert_eq!(kinds["SignalReceived"], 1, "{kinds}");
+    let report = bin()
+        .args(["check", "--format", "json", &path])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&report.stdout).unwrap();
+    for m in report["models"].as_array().unwrap() {
+        assert_ne!(m["verdict"], "violated", "{m}");
+    }
+}
