@@ -199,35 +199,21 @@ fn finalization_2_2_0_raises_no_false_alarm_and_is_honestly_inconclusive() {
 /// sequence number 99 back to 29, the queued rebuild completed ("Re-initialization of tasks completed
 /// successfully."), then Recon was stopped and restarted. During the stop a scheduled sync ran against the closed
 /// OM DB copy and printed "Sequence number after sync: 0" without any full snapshot. The tool reads that 0 as a new
-/// OM lineage whose rebuild did not finish and reports DerivedTasksMatchOmLineage: a false alarm
-/// (integrations/ozone-it/FINDINGS.md, "recon-om-sync: a sync during Recon's stop").
+/// OM lineage whose rebuild did not finish and reported DerivedTasksMatchOmLineage: a false alarm
+/// (integrations/ozone-it/FINDINGS.md, F3), fixed: a sync during Recon's stop, or at sequence number 0, is no
+/// lineage.
 #[test]
-#[ignore = "known false alarm on real output, FINDINGS.md: recon-om-sync reads `Sequence number after sync: 0` during Recon's stop as a lineage regression"]
 fn recon_stop_race_is_no_violation() {
     let report = check("recon-stop-race");
     let m = model(&report, "recon-om-sync");
-    assert_ne!(m["verdict"], "violated", "{m}");
+    assert_eq!(m["verdict"], "conforms", "{m}");
 }
 
-/// Pins today's behaviour on that log, so a change to it is seen (and this test and the ignored one swap).
-#[test]
-fn recon_stop_race_today_reports_the_shutdown_sync_as_a_new_lineage() {
-    let report = check("recon-stop-race");
-    let m = model(&report, "recon-om-sync");
-    if m["verdict"] == "violated" {
-        let line = m["violations"][0]["primary"]["line"].as_u64().unwrap();
-        assert!(
-            line_of("recon-stop-race", line).contains("Ozone Manager Service Provider is started.")
-        );
-    }
-}
-
-/// Should conform; today inconclusive for two reasons that are the tool's, not Ozone's (FINDINGS.md): the first full
+/// Conforms. It was inconclusive for two reasons that were the tool's, not Ozone's (FINDINGS.md F3, F4): the first full
 /// snapshot of a fresh Recon ("Seq number of Recon's OM DB : 0" before it; 2.2.0 has no "Skipping startup task
 /// reinitialization" line) is "a new OM lineage cannot be told", and the sync interrupted by Recon's stop at the end
 /// ("Sequence number after sync: 0") is read as a new lineage whose rebuild the log does not show.
 #[test]
-#[ignore = "known wrong verdict on real output (inconclusive, should conform), FINDINGS.md: recon-om-sync on a fresh Recon's first snapshot and on the sync interrupted by Recon's stop"]
 fn recon_healthy_conforms() {
     assert_conforms("recon-healthy", "recon-om-sync");
 }
@@ -257,10 +243,9 @@ fn recon_bug_violates_derived_tasks_match_om_lineage_at_the_restart() {
 }
 
 /// The causal chain should be the real regression: "Sequence number after sync: 99" (old lineage), the full
-/// snapshot, "Sequence number after sync: 29" (the new lineage, rebuild queued and held), the restart. Today the
-/// chain cites the shutdown artifact "Sequence number after sync: 0" (FINDINGS.md).
+/// snapshot, "Sequence number after sync: 29" (the new lineage, rebuild queued and held), the restart; not the
+/// shutdown artifact "Sequence number after sync: 0" (FINDINGS.md F3).
 #[test]
-#[ignore = "known wrong causal chain on real output, FINDINGS.md: recon-om-sync takes `Sequence number after sync: 0` printed during Recon's stop as the new lineage"]
 fn recon_bug_chain_cites_the_real_lineage_regression() {
     let report = check("recon-bug");
     let v = &model(&report, "recon-om-sync")["violations"][0];
