@@ -189,6 +189,16 @@ pub fn from_inputs(
     for events in &mut per_input {
         resolve_nodes(events, &aliases);
     }
+    // The inputs' node lists name each SCM once, by its node id (not also by its scmId, as its Ratis threads do).
+    for stats in &mut inputs {
+        if stats.nodes.keys().any(|n| aliases.contains_key(n.as_str())) {
+            let named = std::mem::take(&mut stats.nodes);
+            for (n, from) in named {
+                let canonical = aliases.get(n.as_str()).map_or(n, |c| c.to_string());
+                stats.nodes.entry(canonical).or_insert(from);
+            }
+        }
+    }
     inherit_family_nodes(&inputs, &mut per_input, &test_output);
     for events in &mut per_input {
         attribute_single_component(events);

@@ -297,3 +297,40 @@ fn scm_kill9_daemon_log_reads_as_three_starts_and_two_shutdowns() {
         assert_ne!(m["verdict"], "violated", "{m}");
     }
 }
+
+/// Issue 19, item 3, on real MiniOzoneCluster output (one JVM): each SCM is one node, named by its node id
+/// (its scmId, which its Ratis threads carry, is an alias), and no model is left with a line it needs that no
+/// node could be tied to.
+#[test]
+fn one_jvm_output_ties_every_line_the_models_need_to_its_node() {
+    let report = check("keys-healthy");
+    let nodes: Vec<&str> = report["inputs"][0]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(nodes.len(), 5, "3 SCMs, 1 OM, 1 datanode: {nodes:?}");
+    for scm in ["scmNode-1", "scmNode-2", "scmNode-3"] {
+        assert!(nodes.contains(&scm), "{nodes:?}");
+    }
+    for scenario in [
+        "keys-healthy",
+        "keys-bug",
+        "dn-healthy",
+        "dn-bug",
+        "recon-healthy",
+        "recon-bug",
+        "finalization-2.2.0",
+    ] {
+        let report = check(scenario);
+        for m in report["models"].as_array().unwrap() {
+            let reason = m["reason"].as_str().unwrap_or_default();
+            assert!(
+                !reason.contains("name no node"),
+                "{scenario}: {}: {reason}",
+                m["model"]
+            );
+        }
+    }
+}
