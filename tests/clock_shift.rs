@@ -84,29 +84,6 @@ fn answer(tl: &Timeline) -> Answer {
         .collect()
 }
 
-/// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
 /// The line with its leading `yyyy-MM-dd HH:mm:ss,SSS` moved by `minutes` (other lines as they are).
 fn shift_line(line: &str, minutes: i64) -> String {
     let b = line.as_bytes();
@@ -129,9 +106,10 @@ fn shift_line(line: &str, minutes: i64) -> String {
     ) else {
         return line.to_string();
     };
-    let total = (days_from_civil(y, mo, d) * 24 + h) * 60 + mi + minutes;
+    let days = ozone_conform::time::days_from_civil(y, mo as u32, d as u32);
+    let total = (days * 24 + h) * 60 + mi + minutes;
     let (days, rest) = (total.div_euclid(1440), total.rem_euclid(1440));
-    let (y, mo, d) = civil_from_days(days);
+    let (y, mo, d) = ozone_conform::time::civil_from_days(days);
     format!(
         "{y:04}-{mo:02}-{d:02} {:02}:{:02}:{s:02}{}",
         rest / 60,

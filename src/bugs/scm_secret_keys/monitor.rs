@@ -737,20 +737,14 @@ mod tests {
             )
         };
         // The install's own save cut off.
-        let (_, r) = run(
-            "scm-secret-keys",
-            vec![daemon(
-                "scm",
-                "scm3",
-                vec![
-                    started(0),
-                    fetched(1_000),
-                    installed(2_000),
-                    updating(3_000),
-                    started(9_000),
-                ],
-            )],
-        );
+        let scm3 = |events| run("scm-secret-keys", vec![daemon("scm", "scm3", events)]).1;
+        let r = scm3(vec![
+            started(0),
+            fetched(1_000),
+            installed(2_000),
+            updating(3_000),
+            started(9_000),
+        ]);
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         let reason = r.reason.unwrap_or_default();
         assert!(
@@ -758,22 +752,15 @@ mod tests {
             "{reason}"
         );
         // An earlier save cut off by a crash; then an install that fails with its keys: the file may hold them.
-        let (_, r) = run(
-            "scm-secret-keys",
-            vec![daemon(
-                "scm",
-                "scm3",
-                vec![
-                    started(0),
-                    updating(500),
-                    started(700),
-                    fetched(1_000),
-                    installed(2_000),
-                    failed(3_000),
-                    started(9_000),
-                ],
-            )],
-        );
+        let r = scm3(vec![
+            started(0),
+            updating(500),
+            started(700),
+            fetched(1_000),
+            installed(2_000),
+            failed(3_000),
+            started(9_000),
+        ]);
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         let reason = r.reason.unwrap_or_default();
         assert!(
@@ -781,21 +768,14 @@ mod tests {
             "{reason}"
         );
         // The install's save failing outright is the bug.
-        let (_, r) = run(
-            "scm-secret-keys",
-            vec![daemon(
-                "scm",
-                "scm3",
-                vec![
-                    started(0),
-                    fetched(1_000),
-                    installed(2_000),
-                    updating(2_500),
-                    failed(3_000),
-                    started(9_000),
-                ],
-            )],
-        );
+        let r = scm3(vec![
+            started(0),
+            fetched(1_000),
+            installed(2_000),
+            updating(2_500),
+            failed(3_000),
+            started(9_000),
+        ]);
         assert_eq!(r.verdict, Verdict::Violated, "{:?}", r.reason);
         assert_eq!(r.violations[0].invariant, "KeyFileCoversDb");
     }
