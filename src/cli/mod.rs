@@ -171,6 +171,12 @@ pub struct CheckArgs {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub coverage: coverage::CoverageArgs,
+    /// Also write a self-contained HTML page of what happened: one swim lane per node along time, the
+    /// events the models read as marks linked to their log lines, each violation's causal chain as arrows,
+    /// crashes and restarts, the verdicts, inputs and spec coverage (written whole when the check ends; not
+    /// with --follow or a live stdin).
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -762,6 +768,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         events,
         output,
         coverage,
+        report,
     } = check;
     let (format, all, per_file, max_skew, log_utc_offset) =
         (*format, *all, *per_file, *max_skew, *log_utc_offset);
@@ -795,6 +802,12 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         let renderer = crate::render::renderer(format, options);
         if renderer.streams() {
             coverage.check_usage(format, true)?;
+            if report.is_some() {
+                return Err(miette!(
+                    code = "ozone_conform::usage",
+                    "--report draws the whole input: not with --follow or a live stdin (give files)"
+                ));
+            }
             return check_live(
                 &p,
                 output.as_deref(),
@@ -824,6 +837,15 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     let mut out =
         io::BufWriter::new(crate::cli::out::Sink::new(output.as_deref()).map_err(out_err)?);
     renderer.begin(&mut out).map_err(out_err)?;
+    // The HTML page: its file is made now, so that a wrong directory fails before the check, not after.
+    let mut page = match report {
+        Some(path) => Some((
+            crate::render::html::HtmlReport::new(),
+            crate::cli::out::Sink::new(Some(path)).map_err(|e| report_error(path, e))?,
+            model_reads(models),
+        )),
+        None => None,
+    };
     let (mut had_errors, mut violated) = (false, false);
     let mut coverages = Vec::new();
     // Each run's inputs: logs, or the inputs of event streams.
@@ -866,7 +888,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         let mut clock = std::time::Instant::now();
         let monitors = crate::check::monitors(models);
         // With coverage, the same pass also gives each model's witnessed spec actions.
-        let witnesses = coverage.wanted();
+        let witnesses = coverage.wanted() || page.is_some();
         let observed = match &mut progress {
             Some(bar) => {
                 bar.replaying(timeline.events.len());
@@ -906,6 +928,10 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
             None => renderer.run(&mut out, &run),
         }
         .map_err(out_err)?;
+        if let Some((html, _, reads)) = &mut page {
+            html.add_run(&run, all, reads, run_coverage.as_ref())
+                .map_err(out_err)?;
+        }
         coverages.extend(run_coverage);
     }
     if let Some(bar) = &progress {
@@ -913,6 +939,11 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     }
     renderer.end(&mut out).map_err(out_err)?;
     coverage.write(&mut out, format, &coverages, per_file)?;
+    if let (Some((html, mut sink, _)), Some(path)) = (page, report) {
+        html.write(&mut sink, &crate::render::html::Meta::now(args.inputs.clone()))
+            .and_then(|_| sink.finish())
+            .map_err(|e| report_error(path, e))?;
+    }
     out.into_inner()
         .map_err(|e| out_err(e.into_error()))?
         .finish()
@@ -924,6 +955,27 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     } else {
         EXIT_OK
     })
+}
+
+/// `--report FILE` could not be written.
+fn report_error(path: &std::path::Path, e: io::Error) -> Report {
+    miette!(
+        code = "ozone_conform::report",
+        "cannot write the HTML report {}: {e}",
+        path.display()
+    )
+}
+
+/// Which of the chosen models read which event kinds (the colour of an event's mark on the page).
+fn model_reads(models: &[crate::bugs::Bug]) -> crate::render::html::Reads {
+    use crate::vocab::EventKind;
+    crate::check::monitors(models)
+        .iter()
+        .map(|m| {
+            let reads = EventKind::ALL.iter().map(|k| m.reads(*k)).collect();
+            (m.name(), reads)
+        })
+        .collect()
 }
 
 /// What one run of `check` reads: log files, or the inputs of event streams.

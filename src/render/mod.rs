@@ -13,6 +13,7 @@ pub mod concise;
 pub mod coverage;
 pub mod full;
 pub mod github;
+pub mod html;
 pub mod json;
 pub mod json_lines;
 pub mod junit;
