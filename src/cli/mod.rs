@@ -940,9 +940,12 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     renderer.end(&mut out).map_err(out_err)?;
     coverage.write(&mut out, format, &coverages, per_file)?;
     if let (Some((html, mut sink, _)), Some(path)) = (page, report) {
-        html.write(&mut sink, &crate::render::html::Meta::now(args.inputs.clone()))
-            .and_then(|_| sink.finish())
-            .map_err(|e| report_error(path, e))?;
+        html.write(
+            &mut sink,
+            &crate::render::html::Meta::now(args.inputs.clone()),
+        )
+        .and_then(|_| sink.finish())
+        .map_err(|e| report_error(path, e))?;
     }
     out.into_inner()
         .map_err(|e| out_err(e.into_error()))?
@@ -957,12 +960,17 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     })
 }
 
-/// `--report FILE` could not be written.
+/// `--report FILE` could not be written (the sink's errors begin with the path).
 fn report_error(path: &std::path::Path, e: io::Error) -> Report {
+    let e = e.to_string();
+    let path = path.display().to_string();
+    let why = e
+        .strip_prefix(&path)
+        .and_then(|rest| rest.strip_prefix(": "))
+        .unwrap_or(&e);
     miette!(
         code = "ozone_conform::report",
-        "cannot write the HTML report {}: {e}",
-        path.display()
+        "cannot write the HTML report {path}: {why}"
     )
 }
 

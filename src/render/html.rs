@@ -45,7 +45,8 @@ pub type Reads = Vec<(&'static str, Vec<bool>)>;
 #[derive(Default)]
 pub struct HtmlReport {
     sections: Vec<String>,
-    summary: Vec<(Option<String>, Vec<(&'static str, Verdict)>)>,
+    /// Every model's verdict of every run, for the headline.
+    verdicts: Vec<Verdict>,
 }
 
 /// What the page says about itself at the top.
@@ -111,6 +112,11 @@ pub fn text(s: &str) -> String {
     out
 }
 
+/// [`text`] of several lines: the line breaks kept (a tooltip shows them), everything else escaped.
+fn text_lines(s: &str) -> String {
+    s.split('\n').map(text).collect::<Vec<_>>().join("&#10;")
+}
+
 /// One mark's place in the picture.
 struct Mark {
     index: usize,
@@ -151,10 +157,7 @@ impl HtmlReport {
         let id = self.sections.len();
         let mut s = String::new();
         section(&mut s, id, run, all, reads, coverage).map_err(io::Error::other)?;
-        self.summary.push((
-            run.name.map(str::to_string),
-            run.reports.iter().map(|r| (r.model, r.verdict)).collect(),
-        ));
+        self.verdicts.extend(run.reports.iter().map(|r| r.verdict));
         self.sections.push(s);
         Ok(())
     }
@@ -163,21 +166,20 @@ impl HtmlReport {
     pub fn write(&self, out: &mut dyn Write, meta: &Meta) -> io::Result<()> {
         let mut worst = Verdict::Conforms;
         let (mut violated, mut conforms, mut inconclusive) = (0, 0, 0);
-        for (_, verdicts) in &self.summary {
-            for (_, v) in verdicts {
-                match v {
-                    Verdict::Violated => violated += 1,
-                    Verdict::Conforms => conforms += 1,
-                    Verdict::Inconclusive => inconclusive += 1,
-                }
-                worst = match (worst, v) {
-                    (Verdict::Violated, _) | (_, Verdict::Violated) => Verdict::Violated,
-                    (Verdict::Inconclusive, _) | (_, Verdict::Inconclusive) => {
-                        Verdict::Inconclusive
-                    }
-                    _ => Verdict::Conforms,
-                };
+        for v in &self.verdicts {
+            match v {
+                Verdict::Violated => violated += 1,
+                Verdict::Conforms => conforms += 1,
+                Verdict::Inconclusive => inconclusive += 1,
             }
+            worst = match (worst, v) {
+                (Verdict::Violated, _) | (_, Verdict::Violated) => Verdict::Violated,
+                (Verdict::Inconclusive, _) | (_, Verdict::Inconclusive) => Verdict::Inconclusive,
+                _ => Verdict::Conforms,
+            };
+        }
+        if conforms + violated == 0 {
+            worst = Verdict::Inconclusive;
         }
         let headline = match worst {
             Verdict::Violated => "A model was violated",
@@ -629,20 +631,27 @@ fn picture(
         let primary = shown.iter().find(|(_, _, v)| v.primary == m.index);
         let link = format!("r{run_id}e{}", m.index);
         let loc = crate::render::loc(t, m.index);
+        // The tooltip has the message only, cut short: the row it links to has the whole line.
+        let excerpt = t.excerpt(m.index);
+        let message = excerpt
+            .text
+            .get(excerpt.message_offset..)
+            .unwrap_or(&excerpt.text);
         let title = format!(
             "{} {} {}\n{}:{}\n{}",
             clock(t, m.index),
             name_of(h.node()),
             h.kind,
-            loc.path,
+            // The file's name: its directory is in the row.
+            loc.path.rsplit(['/', '\\']).next().unwrap_or(loc.path),
             loc.line,
-            t.excerpt(m.index).text
+            shorten(message, TOOLTIP_CHARS)
         );
         write!(
             s,
             "<a class=\"mark\" href=\"#{link}\" data-event=\"{}\"><title>{}</title>",
             m.index,
-            text(&title)
+            text_lines(&title)
         )?;
         if let Some(&k) = in_chain.get(&m.index) {
             let r = if primary.is_some() { 13.0 } else { 9.0 };
@@ -692,6 +701,17 @@ fn picture(
     writeln!(s, "</svg>\n</div>\n</div>")
 }
 
+/// At most this many characters of a message in a mark's tooltip.
+const TOOLTIP_CHARS: usize = 120;
+
+/// `text` cut to `max` characters, with an ellipsis where it was cut.
+fn shorten(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]).into(),
+        None => text.into(),
+    }
+}
+
 /// Sort key that orders `dn2` before `dn10`.
 fn natural(name: &str) -> (String, u64) {
     let digits: String = name
@@ -722,8 +742,8 @@ fn legend(s: &mut String, reads: &Reads) -> std::fmt::Result {
          <li><svg width=\"14\" height=\"14\"><path class=\"start\" d=\"M7,1 l6,11 h-12 z\"/></svg>start</li>\
          <li><svg width=\"12\" height=\"12\"><rect class=\"stop\" x=\"1.5\" y=\"1.5\" width=\"9\" height=\"9\"/></svg>stop</li>\
          <li><svg width=\"12\" height=\"12\" class=\"crash\"><path d=\"M2,2 l8,8 m0,-8 l-8,8\"/></svg>crash (no shutdown logged)</li>\
-         <li><svg width=\"16\" height=\"16\"><circle class=\"halo v0\" cx=\"8\" cy=\"8\" r=\"7\"/><circle class=\"primary\" cx=\"8\" cy=\"8\" r=\"4\"/></svg>violation</li>\
-         <li><svg width=\"26\" height=\"12\"><path class=\"chain v0\" d=\"M1,6 H24\"/></svg>causal chain</li></ul>"
+         <li><svg width=\"16\" height=\"16\"><circle class=\"halo\" cx=\"8\" cy=\"8\" r=\"7\"/><circle class=\"primary\" cx=\"8\" cy=\"8\" r=\"4\"/></svg>violation</li>\
+         <li><svg width=\"26\" height=\"12\"><path class=\"chain\" d=\"M1,6 H24\"/></svg>causal chain</li></ul>"
     )
 }
 
