@@ -133,7 +133,7 @@ enum Shape {
 }
 
 const LANE_HEIGHT: f64 = 46.0;
-const AXIS_HEIGHT: f64 = 34.0;
+const AXIS_HEIGHT: f64 = 46.0;
 const PAD: f64 = 44.0;
 /// The width the picture aims at: a laptop screen less the lane labels.
 const FIT_WIDTH: f64 = 1080.0;
@@ -536,7 +536,7 @@ fn picture(
             writeln!(
                 s,
                 "<line class=\"tick\" x1=\"{:.1}\" y1=\"{:.0}\" x2=\"{:.1}\" y2=\"{height:.0}\"/>\
-                 <text class=\"ticklabel\" x=\"{:.1}\" y=\"20\">{}</text>",
+                 <text class=\"ticklabel\" x=\"{:.1}\" y=\"17\">{}</text>",
                 m.x,
                 AXIS_HEIGHT - 6.0,
                 m.x,
@@ -545,18 +545,28 @@ fn picture(
             )?;
         }
     }
+    // Clock jumps: a grey band through the lanes, its length on the axis's second row (where the labels
+    // would overlap, only in the band's tooltip).
+    let mut last_label = f64::MIN;
     for (gx, ms) in &gaps {
+        let label = if gx - last_label > 64.0 {
+            last_label = *gx;
+            format!(
+                "<text x=\"{gx:.1}\" y=\"{:.0}\">+{}</text>",
+                AXIS_HEIGHT - 12.0,
+                duration(*ms)
+            )
+        } else {
+            String::new()
+        };
         writeln!(
             s,
-            "<g class=\"gap\"><title>{} with no event</title><rect x=\"{:.1}\" y=\"{AXIS_HEIGHT:.0}\" width=\"{:.1}\" height=\"{:.0}\"/>\
-             <text x=\"{gx:.1}\" y=\"{:.1}\" transform=\"rotate(-90 {gx:.1} {:.1})\">+{}</text></g>",
+            "<g class=\"gap\"><title>{} with no event</title><rect x=\"{:.1}\" y=\"{:.0}\" width=\"{:.1}\" height=\"{:.0}\"/>{label}</g>",
             duration(*ms),
             gx - GAP_WIDTH / 2.0 + 5.0,
+            AXIS_HEIGHT - 8.0,
             GAP_WIDTH - 10.0,
-            height - AXIS_HEIGHT,
-            AXIS_HEIGHT + (height - AXIS_HEIGHT) / 2.0 + 3.5,
-            AXIS_HEIGHT + (height - AXIS_HEIGHT) / 2.0 + 3.5,
-            duration(*ms)
+            height - AXIS_HEIGHT + 8.0,
         )?;
     }
     // Crashes: where a run ended with no shutdown, right after its last event.
@@ -820,7 +830,12 @@ fn coverage_chips(s: &mut String, c: &RunCoverage) -> std::fmt::Result {
          <span class=\"chip inferred\">inferred</span> the behaviour built from the logs takes it with no line of its own, \
          <span class=\"chip never\">never</span> neither.</p><div class=\"coverage\">"
     )?;
-    for m in &c.models {
+    // A spec none of whose actions showed up is one line, not a row of grey chips.
+    let (seen, unseen): (Vec<_>, Vec<_>) = c
+        .models
+        .iter()
+        .partition(|m| m.actions.iter().any(|a| a.status() != Status::Never));
+    for m in seen {
         let count = |st: Status| m.actions.iter().filter(|a| a.status() == st).count();
         writeln!(
             s,
@@ -863,6 +878,17 @@ fn coverage_chips(s: &mut String, c: &RunCoverage) -> std::fmt::Result {
             writeln!(s, "<p class=\"note\">note: {}</p>", text(note))?;
         }
         writeln!(s, "</div>")?;
+    }
+    if !unseen.is_empty() {
+        let names: Vec<String> = unseen
+            .iter()
+            .map(|m| format!("<b>{}</b> ({} actions)", text(m.module), m.actions.len()))
+            .collect();
+        writeln!(
+            s,
+            "<p class=\"unseen\">No action witnessed or inferred: {}.</p>",
+            names.join(", ")
+        )?;
     }
     writeln!(s, "</div>")
 }
@@ -944,7 +970,7 @@ ul.legend{list-style:none;padding:0;margin:0 0 8px;display:flex;flex-wrap:wrap;g
 ul.legend li{display:flex;align-items:center;gap:5px}
 .lanes{display:flex;border:1px solid var(--line);border-radius:8px;overflow:hidden;background:#fff}
 .labels{flex:none;width:150px;border-right:1px solid var(--line);background:#fafafa}
-.axislabel{height:34px;padding:8px 10px;color:var(--muted);font-size:12px}
+.axislabel{height:46px;padding:8px 10px;color:var(--muted);font-size:12px}
 .lanelabel{height:46px;padding:5px 10px;border-left:4px solid #9ca3af;display:flex;flex-direction:column;justify-content:center}
 .lanelabel b{font-size:13px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}.lanelabel span{font-size:11px;color:var(--muted)}
 .lanelabel.s0{border-left-color:#2563eb}.lanelabel.s1{border-left-color:#db2777}.lanelabel.s2{border-left-color:#d97706}.lanelabel.s3{border-left-color:#0d9488}
@@ -952,7 +978,7 @@ ul.legend li{display:flex;align-items:center;gap:5px}
 svg.timeline{display:block}
 .lane0{fill:#fff}.lane1{fill:#f9fafb}.laneline{stroke:#e5e7eb;stroke-width:1}
 .tick{stroke:#eef0f3;stroke-width:1}.ticklabel{font:11px ui-monospace,monospace;fill:#6b7280;text-anchor:middle}
-.gap rect{fill:#f3f4f6}.gap text{font:10px system-ui,sans-serif;fill:#6b7280;text-anchor:middle}
+.gap rect{fill:#f3f4f6}.gap text{font:italic 10px system-ui,sans-serif;fill:#9ca3af;text-anchor:middle}
 .c0{fill:#2563eb}.c1{fill:#7c3aed}.c2{fill:#0d9488}.c3{fill:#d97706}.c4{fill:#db2777}.c5{fill:#4b5563}
 .ctx{fill:#cbd5e1}
 circle,rect.stop,path.start{stroke:#fff;stroke-width:1.2}
@@ -975,6 +1001,7 @@ ol.chainlist{margin:0 0 8px;padding-left:22px}ol.chainlist li{margin:2px 0}ol.ch
 .when{font:12px ui-monospace,monospace;color:var(--muted);white-space:nowrap}
 .help{color:#374151;font-size:13px;margin:6px 0}.at{font-size:12px;color:var(--muted);margin:0}
 .note,.sub{color:var(--muted);font-size:12px}
+.unseen{color:var(--muted);font-size:13px;margin:2px 0}
 .coverage{display:grid;gap:10px}
 .spec .spechead{margin-bottom:4px}.spec .spechead span{color:var(--muted);font-size:12px;margin-left:6px}
 .bar{display:flex;flex-wrap:wrap;gap:4px}
