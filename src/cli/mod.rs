@@ -16,10 +16,12 @@ use miette::{miette, Diagnostic, NamedSource, Report};
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-/// Exit codes: 0 nothing violated, 1 a violation, 2 a usage or input error.
+/// Exit codes: 0 nothing violated, 1 a violation, 2 a usage or input error, 3 `check --require-checks` and
+/// no model made a check (a CI job pointed at the wrong logs).
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_VIOLATION: i32 = 1;
 pub const EXIT_ERROR: i32 = 2;
+pub const EXIT_NOTHING_CHECKED: i32 = 3;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -166,6 +168,11 @@ pub struct CheckArgs {
     /// hosts may be concatenated; give the same `--grammar` directories `events` had.
     #[arg(long, conflicts_with_all = ["follow", "layout", "node"])]
     pub events: bool,
+    /// Exit 3 unless some model made a check (CI: fail when pointed at the wrong logs, or logs of nothing
+    /// the models know, rather than pass with every model inconclusive). A violation (1) and an input error
+    /// (2) win over it.
+    #[arg(long)]
+    pub require_checks: bool,
     /// Write the report to FILE (whole or not at all: it appears when the check ends) instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -769,6 +776,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         output,
         coverage,
         report,
+        require_checks,
     } = check;
     let (format, all, per_file, max_skew, log_utc_offset) =
         (*format, *all, *per_file, *max_skew, *log_utc_offset);
@@ -817,6 +825,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
                 max_skew,
                 log_utc_offset,
                 args.verbose,
+                *require_checks,
             );
         }
         if *follow {
@@ -846,7 +855,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         )),
         None => None,
     };
-    let (mut had_errors, mut violated) = (false, false);
+    let (mut had_errors, mut violated, mut checks) = (false, false, 0);
     let mut coverages = Vec::new();
     // Each run's inputs: logs, or the inputs of event streams.
     let runs: Vec<(Option<String>, RunInputs)> = if *events {
@@ -916,6 +925,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
             }
         }
         violated |= reports.iter().any(|r| r.verdict == Verdict::Violated);
+        checks += reports.iter().map(|r| r.checks).sum::<usize>();
         let run = crate::render::Run {
             name: name.as_deref(),
             timeline: &timeline,
@@ -951,13 +961,12 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         .map_err(|e| out_err(e.into_error()))?
         .finish()
         .map_err(out_err)?;
-    Ok(if had_errors {
-        EXIT_ERROR
-    } else if violated {
-        EXIT_VIOLATION
-    } else {
-        EXIT_OK
-    })
+    Ok(check_exit_code(
+        had_errors,
+        violated,
+        *require_checks,
+        checks,
+    ))
 }
 
 /// `--report FILE` could not be written (the sink's errors begin with the path).
@@ -1057,6 +1066,7 @@ fn check_live(
     max_skew: i64,
     log_utc_offset: Option<i64>,
     verbose: bool,
+    require_checks: bool,
 ) -> Result<i32, Report> {
     use crate::live::Found as Live;
     use crate::model::Verdict;
@@ -1121,13 +1131,30 @@ fn check_live(
         .finish()
         .map_err(out_err)?;
     let violated = reports.iter().any(|r| r.verdict == Verdict::Violated);
-    Ok(if had_errors {
+    let checks = reports.iter().map(|r| r.checks).sum();
+    Ok(check_exit_code(
+        had_errors,
+        violated,
+        require_checks,
+        checks,
+    ))
+}
+
+/// `check`'s exit code: an input error (2) wins over a violation (1), which wins over `--require-checks`
+/// with no check made (3, said on stderr).
+fn check_exit_code(had_errors: bool, violated: bool, require_checks: bool, checks: usize) -> i32 {
+    if had_errors {
         EXIT_ERROR
     } else if violated {
         EXIT_VIOLATION
+    } else if require_checks && checks == 0 {
+        say!(
+            "ozone-conform: error: no model made a check in these inputs (--require-checks): every verdict is inconclusive; are these the right logs?"
+        );
+        EXIT_NOTHING_CHECKED
     } else {
         EXIT_OK
-    })
+    }
 }
 
 /// A flag set by the first SIGINT or SIGTERM; a second one exits at once (130 or 143, as the shell would).

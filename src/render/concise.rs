@@ -11,11 +11,16 @@ use std::io::{self, Write};
 
 pub struct Concise {
     options: Options,
+    /// With `--per-file`, what each run showed, for the closing line.
+    tally: super::tally::Tally,
 }
 
 impl Concise {
     pub fn new(options: Options) -> Self {
-        Concise { options }
+        Concise {
+            options,
+            tally: Default::default(),
+        }
     }
 }
 
@@ -57,8 +62,16 @@ impl Renderer for Concise {
     }
 
     fn verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
+        self.tally.add(run.reports);
         for r in run.reports {
             writeln!(out, "{}", verdict_line(run.name, r))?;
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        if self.options.per_file {
+            self.tally.write(out)?;
         }
         Ok(())
     }

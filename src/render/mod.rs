@@ -20,6 +20,7 @@ pub mod junit;
 pub mod report;
 pub mod safe;
 pub mod sarif;
+pub mod tally;
 
 use crate::check::ModelReport;
 use crate::model::{Invariant, Verdict, Violation};
