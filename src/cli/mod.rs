@@ -903,7 +903,15 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
                 bar.replaying(timeline.events.len());
                 let bar = &*bar;
                 let tick = |done| bar.replayed(done);
-                crate::check::observe_ticking(&timeline, monitors, true, witnesses, Some(&tick))
+                let observed = crate::check::observe_ticking(
+                    &timeline,
+                    monitors,
+                    true,
+                    witnesses,
+                    Some(&tick),
+                );
+                bar.replayed(timeline.events.len());
+                observed
             }
             None => crate::check::observe_ticking(&timeline, monitors, true, witnesses, None),
         };
