@@ -70,7 +70,8 @@ fn a_pipe_is_checked_as_it_goes_and_the_verdicts_follow_at_its_end() {
     let rest: Vec<String> = out.iter().collect();
     assert!(
         rest.iter()
-            .any(|l| l == "ozone-conform: scm-secret-keys: violated: 4 violation(s)"),
+            .any(|l| l
+                == "ozone-conform: scm-secret-keys: violated: 4 violation(s), 1 shown (--all for every one)"),
         "{rest:?}"
     );
     // The streamed violation is not printed twice.
@@ -263,7 +264,8 @@ fn follow_ends_on_sigint_with_the_verdicts_and_exit_1_after_a_violation() {
     assert_eq!(code, Some(1), "{rest:?}");
     assert!(
         rest.iter()
-            .any(|l| l == "ozone-conform: scm-secret-keys: violated: 4 violation(s)"),
+            .any(|l| l
+                == "ozone-conform: scm-secret-keys: violated: 4 violation(s), 1 shown (--all for every one)"),
         "{rest:?}"
     );
     assert!(!rest.iter().any(|l| l.contains(VIOLATION)), "{rest:?}");
@@ -466,7 +468,8 @@ fn a_fifo_named_as_a_path_is_checked_as_it_goes() {
     let rest: Vec<String> = out.iter().collect();
     assert!(
         rest.iter()
-            .any(|l| l == "ozone-conform: scm-secret-keys: violated: 4 violation(s)"),
+            .any(|l| l
+                == "ozone-conform: scm-secret-keys: violated: 4 violation(s), 1 shown (--all for every one)"),
         "{rest:?}"
     );
     assert_eq!(child.wait().unwrap().code(), Some(1));

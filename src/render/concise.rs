@@ -37,14 +37,19 @@ pub fn violation_line(timeline: &Timeline, v: &Violation) -> String {
     )
 }
 
-/// One model's verdict line (no newline).
-pub fn verdict_line(scope: Option<&str>, report: &ModelReport) -> String {
+/// One model's verdict line (no newline). Without `--all` (`all`), a model with more violations than the
+/// one shown says so, and how to see them.
+pub fn verdict_line(scope: Option<&str>, report: &ModelReport, all: bool) -> String {
+    let mut detail = verdict_detail(report);
+    if !all && report.violations.len() > 1 {
+        detail.push_str(", 1 shown (--all for every one)");
+    }
     format!(
         "{}: {}: {}: {}",
         s(scope.unwrap_or("ozone-conform")),
         report.model,
         verdict_name(report.verdict),
-        s(&verdict_detail(report))
+        s(&detail)
     )
 }
 
@@ -64,7 +69,7 @@ impl Renderer for Concise {
     fn verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
         self.tally.add(run.reports);
         for r in run.reports {
-            writeln!(out, "{}", verdict_line(run.name, r))?;
+            writeln!(out, "{}", verdict_line(run.name, r, self.options.all))?;
         }
         Ok(())
     }
