@@ -858,12 +858,14 @@ fn drop_repeated_story(
         by.sort_unstable();
         by.dedup();
         let names: Vec<&str> = by.iter().map(|&j| inputs[j].path.as_str()).collect();
+        // One line: which per-node logs they are is for `stats` to list (a fixture's `merged/` copy is met
+        // on a first run, and three paths made a wall of text of it).
         let note = format!(
-            "{}: single-JVM test output that tells the story of the per-node logs also given ({} of its {} distinct events are theirs: {}); read once, from the per-node logs",
+            "{}: single-JVM test output that tells the story of the per-node logs also given ({} of its {} distinct events are theirs, from {} log(s)); read once, from the per-node logs",
             inputs[i].path,
             shared.len(),
             mine.len(),
-            names.join(", ")
+            names.len()
         );
         let names = names.join(", ");
         inputs[i].repeats = Some(names);
