@@ -429,6 +429,12 @@ pub fn prepare(args: &InputArgs) -> Result<Prepared, Report> {
 /// [`prepare`]; with `per_file` (each file a run of its own) a repeated file is no double replay, so every
 /// file named is kept.
 pub fn prepare_runs(args: &InputArgs, per_file: bool) -> Result<Prepared, Report> {
+    prepare_following(args, per_file, false)
+}
+
+/// [`prepare_runs`]; with `follow`, files that do not exist yet are followed from when they appear (said on
+/// stderr), as `tail -F` does.
+fn prepare_following(args: &InputArgs, per_file: bool, follow: bool) -> Result<Prepared, Report> {
     let grammar = Grammar::with_overrides(&args.grammar)?;
     let layout = match &args.layout {
         None => None,
@@ -442,10 +448,19 @@ pub fn prepare_runs(args: &InputArgs, per_file: bool) -> Result<Prepared, Report
         }),
     };
     let input::Resolved {
-        sources,
+        mut sources,
         skipped,
-        rotation,
-    } = input::resolve_all(&args.inputs, !per_file)?;
+        mut rotation,
+        waiting,
+    } = input::resolve_all_following(&args.inputs, !per_file, follow)?;
+    for path in waiting {
+        say!(
+            "ozone-conform: {}: not there yet; waiting for it to appear (--follow)",
+            sanitize(&path.display().to_string())
+        );
+        sources.push(Source::Follow(path));
+        rotation.push(None);
+    }
     for s in &skipped {
         say!(
             "ozone-conform: warning: {}: {} as {}; read once",
@@ -784,7 +799,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     use std::io::IsTerminal;
     let max_skew = i64::try_from(max_skew)
         .map_err(|_| miette!(code = "ozone_conform::usage", "--max-skew is too large"))?;
-    let mut p = prepare_runs(args, per_file)?;
+    let mut p = prepare_following(args, per_file, *follow && !per_file)?;
     let format = format.resolve(io::stderr().is_terminal());
     if *follow {
         if per_file {
