@@ -91,11 +91,15 @@ fn the_page_has_a_mark_for_every_event_and_draws_the_violation_across_its_chain(
     )));
     assert!(html.contains("<dd>2026-12-04 01:30 UTC</dd>"));
     assert!(html.contains("<code>tests/fixtures/scenarios/scm-finalization/violating/ozone-hadoop-scm-scm3.log</code>"));
+    // The run's picture (the first), then each violation's close-up.
+    let pictures: Vec<&str> = html.split("<div class=\"lanes\">").skip(1).collect();
+    assert_eq!(pictures.len(), 2, "the run's and the violation's close-up");
+    let (whole, close_up) = (pictures[0], pictures[1]);
     // One lane per node, SCMs first.
-    let lanes: Vec<&str> = html
+    let lanes: Vec<&str> = whole
         .match_indices("<div class=\"lanelabel")
         .map(|(at, _)| {
-            let b = &html[at..];
+            let b = &whole[at..];
             let b = &b[b.find("<b>").unwrap() + 3..];
             &b[..b.find("</b>").unwrap()]
         })
@@ -113,12 +117,22 @@ fn the_page_has_a_mark_for_every_event_and_draws_the_violation_across_its_chain(
         .matches("<li")
         .count();
     assert!(steps >= 2, "{steps}");
-    assert_eq!(html.matches("<path class=\"chain v0\"").count(), steps - 1);
-    assert_eq!(html.matches("<circle class=\"halo v0\"").count(), 1);
-    assert!(
-        html.contains("<g class=\"crash\">"),
-        "scm3's crash is drawn"
-    );
+    for picture in [whole, close_up] {
+        assert_eq!(
+            picture.matches("<path class=\"chain v0\"").count(),
+            steps - 1
+        );
+        assert_eq!(picture.matches("<circle class=\"halo v0\"").count(), 1);
+        assert!(
+            picture.contains("<g class=\"crash\">"),
+            "scm3's crash is drawn"
+        );
+    }
+    // The close-up numbers the chain's steps as the list does, and has marks of its own.
+    for n in 1..=steps {
+        assert!(close_up.contains(&format!("\">{n}</text>")), "step {n}");
+    }
+    assert!(marks(close_up).is_empty() && close_up.contains("<a class=\"fmark\""));
     // The spec coverage as chips.
     assert!(html.contains("<span class=\"chip witnessed\""));
     assert!(html.contains("<span class=\"chip never\""));

@@ -246,8 +246,27 @@ fn section(
         .map(|(k, (r, v))| (k, r, v))
         .collect();
     let picked = pick(t, &shown);
-    picture(s, id, run, reads, &picked, &shown)?;
-    violations(s, id, t, &shown, run.reports, all)?;
+    writeln!(s, "<h3>What happened</h3>")?;
+    if let Some(total) = picked.thinned_from {
+        writeln!(
+            s,
+            "<p class=\"note\">The picture shows {} of {} events: every event of a violation's causal chain, \
+             every start and stop, and an even sample of the rest. <code>ozone-conform events</code> lists them all.</p>",
+            picked.indices.len(),
+            total
+        )?;
+    }
+    legend(s, reads)?;
+    let whole = Drawing {
+        run_id: id,
+        id: format!("r{id}"),
+        mark_class: "mark",
+        numbered: false,
+        fit: FIT_WIDTH,
+        max_step: 16.0,
+    };
+    picture(s, run, reads, &picked, &shown, &whole)?;
+    violations(s, id, run, reads, &shown, all)?;
     if let Some(c) = coverage {
         coverage_chips(s, c)?;
     }
@@ -413,15 +432,30 @@ fn duration(ms: i64) -> String {
 }
 
 /// The swim lanes.
+/// How a picture is drawn: the run's whole picture, or the close-up of one violation.
+struct Drawing<'a> {
+    run_id: usize,
+    /// Unique among the page's pictures (the arrowhead's id).
+    id: String,
+    /// The marks' class: the run's picture has one `mark` per event, close-ups their own.
+    mark_class: &'a str,
+    /// Number the chain's steps as the violation's list does.
+    numbered: bool,
+    /// The width the picture aims at, and the room each mark gets at most.
+    fit: f64,
+    max_step: f64,
+}
+
 fn picture(
     s: &mut String,
-    run_id: usize,
     run: &Run,
     reads: &Reads,
     picked: &Picked,
     shown: &[(usize, &ModelReport, &crate::model::Violation)],
+    d: &Drawing,
 ) -> std::fmt::Result {
     let t = run.timeline;
+    let run_id = d.run_id;
     // Lanes: one per node that has a shown event, SCMs first; events of no known node get a lane of their own.
     let mut lane_keys: Vec<Option<u32>> = Vec::new();
     for &i in &picked.indices {
@@ -452,7 +486,7 @@ fn picture(
         .filter(|w| w[1] - w[0] > GAP_MS)
         .count();
     // Fit a laptop's width where the events allow; past that the lanes scroll sideways.
-    let step = ((FIT_WIDTH - GAP_WIDTH * gap_count as f64) / n.max(1) as f64).clamp(5.0, 16.0);
+    let step = ((d.fit - GAP_WIDTH * gap_count as f64) / n.max(1) as f64).clamp(5.0, d.max_step);
     // x along the merged order, with room (and a label) where the clocks jump.
     let mut marks: Vec<Mark> = Vec::with_capacity(n);
     let mut gaps: Vec<(f64, i64)> = Vec::new();
@@ -482,16 +516,6 @@ fn picture(
     let y_of = |lane: usize| AXIS_HEIGHT + LANE_HEIGHT * lane as f64 + LANE_HEIGHT / 2.0;
     let x_of = |i: usize| marks.iter().find(|m| m.index == i).map(|m| m.x);
 
-    writeln!(s, "<h3>What happened</h3>")?;
-    if let Some(total) = picked.thinned_from {
-        writeln!(
-            s,
-            "<p class=\"note\">The picture shows {} of {} events: every event of a violation's causal chain, \
-             every start and stop, and an even sample of the rest. <code>ozone-conform events</code> lists them all.</p>",
-            n, total
-        )?;
-    }
-    legend(s, reads)?;
     writeln!(s, "<div class=\"lanes\">\n<div class=\"labels\">")?;
     writeln!(s, "<div class=\"axislabel\">time →</div>")?;
     for k in &lane_keys {
@@ -512,8 +536,9 @@ fn picture(
     )?;
     writeln!(
         s,
-        "<defs><marker id=\"arrow{run_id}\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">\
-         <path d=\"M0,0 L10,5 L0,10 z\" class=\"arrowhead\"/></marker></defs>"
+        "<defs><marker id=\"arrow{}\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">\
+         <path d=\"M0,0 L10,5 L0,10 z\" class=\"arrowhead\"/></marker></defs>",
+        d.id
     )?;
     // Lane backgrounds.
     for (l, _) in lane_keys.iter().enumerate() {
@@ -607,7 +632,7 @@ fn picture(
             let ya = y_of(lane_of(t.events.head(a).node()));
             let yb = y_of(lane_of(t.events.head(b).node()));
             let (ya, yb) = (ya, if yb > ya { yb - 8.0 } else { yb + 8.0 });
-            let d = if (ya - yb).abs() < 1.0 {
+            let path = if (ya - yb).abs() < 1.0 {
                 // Along one lane: an arc above it.
                 format!(
                     "M{xa:.1},{:.1} C{xa:.1},{:.1} {xb:.1},{:.1} {:.1},{:.1}",
@@ -623,7 +648,8 @@ fn picture(
             };
             writeln!(
                 s,
-                "<path class=\"chain v{k}\" d=\"{d}\" marker-end=\"url(#arrow{run_id})\"/>"
+                "<path class=\"chain v{k}\" d=\"{path}\" marker-end=\"url(#arrow{})\"/>",
+                d.id
             )?;
         }
     }
@@ -659,7 +685,8 @@ fn picture(
         );
         write!(
             s,
-            "<a class=\"mark\" href=\"#{link}\" data-event=\"{}\"><title>{}</title>",
+            "<a class=\"{}\" href=\"#{link}\" data-event=\"{}\"><title>{}</title>",
+            d.mark_class,
             m.index,
             text_lines(&title)
         )?;
@@ -698,6 +725,20 @@ fn picture(
             )?,
         }
         writeln!(s, "</a>")?;
+        if d.numbered {
+            if let Some(no) = shown
+                .iter()
+                .find_map(|(_, _, v)| chain(v).iter().position(|(i, _)| *i == m.index))
+            {
+                writeln!(
+                    s,
+                    "<text class=\"stepno\" x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+                    m.x,
+                    y + 24.0,
+                    no + 1
+                )?;
+            }
+        }
         if let Some((k, _, v)) = primary {
             writeln!(
                 s,
@@ -760,26 +801,40 @@ fn legend(s: &mut String, reads: &Reads) -> std::fmt::Result {
 fn violations(
     s: &mut String,
     run_id: usize,
-    t: &Timeline,
+    run: &Run,
+    reads: &Reads,
     shown: &[(usize, &ModelReport, &crate::model::Violation)],
-    reports: &[ModelReport],
     all: bool,
 ) -> std::fmt::Result {
+    let (t, reports) = (run.timeline, run.reports);
     if shown.is_empty() {
         return Ok(());
     }
     writeln!(s, "<h3>Violations</h3>")?;
-    for (k, r, v) in shown {
+    for &(k, r, v) in shown {
         let primary = crate::render::loc(t, v.primary);
         writeln!(
             s,
             "<article class=\"violation v{k}\"><h4><span class=\"code\">{}</span> {} <span class=\"model\">{}</span></h4>\
-             <p class=\"message\">{}</p><ol class=\"chainlist\">",
+             <p class=\"message\">{}</p>",
             text(v.invariant.code),
             text(v.invariant.name),
             text(r.model),
             text(&v.message)
         )?;
+        // A close-up: the nodes of the chain, from its first step to the violation, marks numbered as
+        // the list below.
+        let close_up = Drawing {
+            run_id,
+            id: format!("r{run_id}v{k}"),
+            mark_class: "fmark",
+            numbered: true,
+            fit: FIT_WIDTH - 40.0,
+            max_step: 34.0,
+        };
+        writeln!(s, "<div class=\"closeup\">")?;
+        picture(s, run, reads, &close_up_of(t, v), &[(k, r, v)], &close_up)?;
+        writeln!(s, "</div><ol class=\"chainlist\">")?;
         for (i, label) in chain(v) {
             let l = crate::render::loc(t, i);
             let node = t
@@ -821,6 +876,41 @@ fn violations(
     }
     Ok(())
 }
+
+/// The events of a violation's close-up: those of its chain's nodes from its first step to the violation
+/// (at most [`CLOSE_UP_MARKS`]: the chain, starts and stops, and an even sample of the rest).
+fn close_up_of(t: &Timeline, v: &crate::model::Violation) -> Picked {
+    let steps = chain(v);
+    let nodes: Vec<Option<u32>> = steps
+        .iter()
+        .map(|(i, _)| t.events.head(*i).node())
+        .collect();
+    let (from, to) = (steps.first().map_or(v.primary, |s| s.0), v.primary);
+    let all: Vec<usize> = (from..=to)
+        .filter(|&i| nodes.contains(&t.events.head(i).node()))
+        .collect();
+    if all.len() <= CLOSE_UP_MARKS {
+        return Picked {
+            indices: all,
+            thinned_from: None,
+        };
+    }
+    let mut keep: Vec<usize> = steps.iter().map(|(i, _)| *i).collect();
+    keep.extend(all.iter().copied().filter(|&i| t.life[i].is_some()));
+    let stride = all
+        .len()
+        .div_ceil(CLOSE_UP_MARKS.saturating_sub(keep.len()).max(1));
+    keep.extend(all.iter().copied().step_by(stride.max(1)));
+    keep.sort_unstable();
+    keep.dedup();
+    Picked {
+        indices: keep,
+        thinned_from: Some(all.len()),
+    }
+}
+
+/// At most this many marks in a violation's close-up.
+const CLOSE_UP_MARKS: usize = 60;
 
 fn coverage_chips(s: &mut String, c: &RunCoverage) -> std::fmt::Result {
     writeln!(
@@ -990,6 +1080,9 @@ circle,rect.stop,path.start{stroke:#fff;stroke-width:1.2}
 .chain{fill:none;stroke:#f97316;stroke-width:2;opacity:.85}
 .arrowhead{fill:#f97316}
 .flag{font:600 11px system-ui,sans-serif;fill:var(--red)}
+.stepno{font:700 10px system-ui,sans-serif;fill:#c2410c;text-anchor:middle}
+.closeup{margin:8px 0 10px}.closeup .lanes{border-color:#fecaca}
+a.fmark:hover circle,a.fmark:hover path,a.fmark:hover rect{stroke:#111;stroke-width:2}
 a.mark:hover circle,a.mark:hover path,a.mark:hover rect{stroke:#111;stroke-width:2}
 a.mark:focus{outline:none}a.mark:focus circle{stroke:#111;stroke-width:2}
 article.violation{border:1px solid #fecaca;background:#fff7f7;border-radius:8px;padding:10px 14px;margin:8px 0}
