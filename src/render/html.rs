@@ -202,11 +202,7 @@ impl HtmlReport {
             headline,
             verdict_name(worst),
             headline,
-            meta.inputs
-                .iter()
-                .map(|i| format!("<code>{}</code>", text(i)))
-                .collect::<Vec<_>>()
-                .join(" "),
+            inputs_line(&meta.inputs),
             text(&meta.version),
             text(&meta.date),
         )?;
@@ -220,6 +216,32 @@ impl HtmlReport {
             text(&meta.version)
         )
     }
+}
+
+/// The command line's inputs: a few as they are; many (a shell's glob) as their count and the directory
+/// they share, the whole list on hover.
+fn inputs_line(inputs: &[String]) -> String {
+    if inputs.len() <= 3 {
+        return inputs
+            .iter()
+            .map(|i| format!("<code>{}</code>", text(i)))
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+    let dirs: Vec<&str> = inputs
+        .iter()
+        .map(|i| i.rfind('/').map_or("", |at| &i[..=at]))
+        .collect();
+    let shared = if dirs.iter().all(|d| *d == dirs[0]) && !dirs[0].is_empty() {
+        format!(" in <code>{}</code>", text(dirs[0]))
+    } else {
+        String::new()
+    };
+    format!(
+        "<span title=\"{}\">{} inputs{shared}</span>",
+        text_lines(&inputs.join("\n")),
+        inputs.len()
+    )
 }
 
 /// One run's section.
@@ -236,7 +258,7 @@ fn section(
     if let Some(name) = run.name {
         writeln!(s, "<h2 class=\"runname\">{}</h2>", text(name))?;
     }
-    verdicts(s, run.reports)?;
+    verdicts(s, t, run.reports)?;
     inputs(s, t)?;
     let shown: Vec<(usize, &ModelReport, &crate::model::Violation)> = run
         .reports
@@ -274,18 +296,36 @@ fn section(
     writeln!(s, "</section>")
 }
 
-fn verdicts(s: &mut String, reports: &[ModelReport]) -> std::fmt::Result {
+fn verdicts(s: &mut String, t: &Timeline, reports: &[ModelReport]) -> std::fmt::Result {
     writeln!(s, "<div class=\"verdicts\">")?;
     for r in reports {
         let v = verdict_name(r.verdict);
+        // A model that read nothing here is quiet: its reason is a line or three (all of it on hover).
+        let idle = r.verdict == Verdict::Inconclusive && r.events == 0;
+        let detail = verdict_detail(r);
+        let first = r
+            .first()
+            .map(|f| {
+                let at = crate::render::loc(t, f.primary);
+                format!(
+                    "<div class=\"first\"><span class=\"code\">{}</span> {} at <code>{}:{}</code></div>",
+                    text(f.invariant.code),
+                    text(f.invariant.name),
+                    text(at.path.rsplit(['/', '\\']).next().unwrap_or(at.path)),
+                    at.line
+                )
+            })
+            .unwrap_or_default();
         writeln!(
             s,
-            "<div class=\"card {v}\"><div class=\"model\"><span class=\"swatch\" data-colour=\"{}\"></span>{}</div>\
-             <div class=\"verdict\">{v}</div><div class=\"detail\">{}</div>\
+            "<div class=\"card {v}{}\"><div class=\"model\"><span class=\"swatch\" data-colour=\"{}\"></span>{}</div>\
+             <div class=\"verdict\">{v}</div>{first}<div class=\"detail\" title=\"{}\">{}</div>\
              <div class=\"spec\">{} · <code>{}</code> · {} event(s) read</div></div>",
+            if idle { " idle" } else { "" },
             colour_index(r.model),
             text(r.model),
-            text(&verdict_detail(r)),
+            text(&detail),
+            text(&detail),
             text(r.spec.issue),
             text(r.spec.path),
             r.events
@@ -1049,7 +1089,10 @@ section.run{background:#fff;border:1px solid var(--line);border-radius:10px;padd
 .card.violated{border-left-color:var(--red);background:#fff5f5}.card.conforms{border-left-color:var(--green)}.card.inconclusive{border-left-color:var(--amber)}
 .card .model{font-weight:600}.card .verdict{font-size:18px;font-weight:700;text-transform:uppercase;letter-spacing:.03em}
 .card.violated .verdict{color:var(--red)}.card.conforms .verdict{color:var(--green)}.card.inconclusive .verdict{color:var(--amber)}
-.card .detail{font-size:13px;margin:4px 0;overflow-wrap:anywhere}.card .spec{color:var(--muted);font-size:12px;overflow-wrap:anywhere}
+.card .detail{font-size:13px;margin:4px 0;overflow-wrap:anywhere}
+.card.idle{background:#fcfcfd}.card.idle .verdict{font-size:14px}
+.card.idle .detail{color:var(--muted);font-size:12px;display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;overflow:hidden}
+.card .first{font-size:12px;margin:4px 0}.card .first .code{font-size:11px}.card .spec{color:var(--muted);font-size:12px;overflow-wrap:anywhere}
 .swatch{display:inline-block;width:10px;height:10px;border-radius:50%;margin-right:6px;background:#9ca3af}
 .swatch[data-colour="0"]{background:#2563eb}.swatch[data-colour="1"]{background:#7c3aed}.swatch[data-colour="2"]{background:#0d9488}.swatch[data-colour="3"]{background:#d97706}
 details.inputs{margin:12px 0 0;color:var(--muted)}details.inputs summary{cursor:pointer}
