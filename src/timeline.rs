@@ -131,6 +131,14 @@ pub fn scan_all(
     (inputs, per_input, test_output)
 }
 
+/// Which of these inputs `check` leaves out because they retell the per-node logs given with them (their
+/// `repeats`), for `stats` to say; the scan is `check`'s own.
+pub fn retold(sources: &[Source], grammar: &Grammar, options: &ScanOptions) -> Vec<Option<String>> {
+    let (mut inputs, mut per_input, test_output) = scan_all(sources, grammar, options, &|_, _| {});
+    drop_repeated_story(&mut inputs, &mut per_input, &test_output);
+    inputs.into_iter().map(|i| i.repeats).collect()
+}
+
 /// Which inputs are in the test layout (single-JVM output, whose order is the truth).
 pub fn test_layout(inputs: &[InputStats]) -> Vec<bool> {
     inputs

@@ -628,6 +628,15 @@ fn cmd_stats(args: &InputArgs, format: StatsFormat) -> Result<i32, Report> {
         had_errors |= report_input_errors(&stats);
         all.push(stats);
     }
+    // Test output given with the per-node logs it retells is left out by `check`: say so here too (a second
+    // scan, only where both kinds of input are given).
+    let test = crate::timeline::test_layout(&all);
+    if test.iter().any(|&t| t) && test.iter().any(|&t| !t) {
+        let retold = crate::timeline::retold(&p.sources, &p.grammar, &p.options);
+        for (s, repeats) in all.iter_mut().zip(retold) {
+            s.repeats = repeats;
+        }
+    }
     let mut out = crate::cli::out::stdout();
     match format {
         StatsFormat::Json => {
@@ -659,6 +668,13 @@ fn cmd_stats(args: &InputArgs, format: StatsFormat) -> Result<i32, Report> {
 
 fn write_stats_text(out: &mut impl Write, s: &InputStats) -> io::Result<()> {
     writeln!(out, "{}", sanitize(&s.path))?;
+    if let Some(logs) = &s.repeats {
+        writeln!(
+            out,
+            "  check       leaves it out: it retells the per-node logs given with it ({})",
+            sanitize(logs)
+        )?;
+    }
     match (&s.layout, &s.pattern) {
         (Some(name), Some(pattern)) => writeln!(
             out,
