@@ -1092,7 +1092,7 @@ section.run{background:#fff;border:1px solid var(--line);border-radius:10px;padd
 .card .detail{font-size:13px;margin:4px 0;overflow-wrap:anywhere}
 .card.idle{background:#fcfcfd}.card.idle .verdict{font-size:14px}
 .card.idle .detail{color:var(--muted);font-size:12px;display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;overflow:hidden}
-.card .first{font-size:12px;margin:4px 0}.card .first .code{font-size:11px}.card .spec{color:var(--muted);font-size:12px;overflow-wrap:anywhere}
+.card .first{font-size:12px;margin:4px 0;overflow-wrap:anywhere}.card .first .code{font-size:11px}.card .spec{color:var(--muted);font-size:12px;overflow-wrap:anywhere}
 .swatch{display:inline-block;width:10px;height:10px;border-radius:50%;margin-right:6px;background:#9ca3af}
 .swatch[data-colour="0"]{background:#2563eb}.swatch[data-colour="1"]{background:#7c3aed}.swatch[data-colour="2"]{background:#0d9488}.swatch[data-colour="3"]{background:#d97706}
 details.inputs{margin:12px 0 0;color:var(--muted)}details.inputs summary{cursor:pointer}
