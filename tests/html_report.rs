@@ -362,3 +362,24 @@ fn a_report_needs_the_whole_input() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--report draws the whole input"));
 }
+
+#[test]
+fn the_coverage_counts_inferred_steps_only_when_asked() {
+    // --report alone: witnessed actions (the cheap half), and a note that says what is left out.
+    let inputs = case_files("scm-secret-keys", "violating");
+    let (_, html, _dir) = report(&inputs, &[]);
+    assert!(html.contains("Only witnessed actions here: inferred steps not counted here (<code>check --coverage</code> counts them"));
+    assert!(
+        !html.contains("<span class=\"chip inferred\" title"),
+        "{html}"
+    );
+    // With --coverage-report (or --coverage) the inferred steps are counted and drawn.
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("c.md");
+    let (_, html, _dir) = report(&inputs, &["--coverage-report", md.to_str().unwrap()]);
+    assert!(!html.contains("Only witnessed actions here"));
+    assert!(
+        html.contains("<span class=\"chip inferred\" title"),
+        "{html}"
+    );
+}

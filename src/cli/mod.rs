@@ -950,7 +950,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         let (reports, witnessed): (Vec<_>, Vec<_>) = observed.into_iter().unzip();
         let run_coverage = witnesses.then(|| {
             let by_model: Vec<_> = reports.iter().map(|r| r.model).zip(witnessed).collect();
-            crate::cli::coverage::of_run(name.as_deref(), &timeline, by_model)
+            crate::cli::coverage::of_run(name.as_deref(), &timeline, by_model, coverage.wanted())
         });
         if let Some(bar) = &progress {
             bar.suspend(|| {

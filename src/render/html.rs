@@ -117,6 +117,21 @@ fn text_lines(s: &str) -> String {
     s.split('\n').map(text).collect::<Vec<_>>().join("&#10;")
 }
 
+/// [`text`], with each `quoted` span as `<code>`.
+fn code_spans(s: &str) -> String {
+    text(s)
+        .split('`')
+        .enumerate()
+        .map(|(k, part)| {
+            if k % 2 == 1 {
+                format!("<code>{part}</code>")
+            } else {
+                part.to_string()
+            }
+        })
+        .collect()
+}
+
 /// One mark's place in the picture.
 struct Mark {
     index: usize,
@@ -958,8 +973,20 @@ fn coverage_chips(s: &mut String, c: &RunCoverage) -> std::fmt::Result {
         "<h3>Spec coverage</h3><p class=\"sub\">Each action of each spec's <code>Next</code>: \
          <span class=\"chip witnessed\">witnessed</span> a log line shows it, \
          <span class=\"chip inferred\">inferred</span> the behaviour built from the logs takes it with no line of its own, \
-         <span class=\"chip never\">never</span> neither.</p><div class=\"coverage\">"
+         <span class=\"chip never\">never</span> neither.</p>"
     )?;
+    // Without --coverage the inferred steps are not counted: said once, not under every spec.
+    let not_inferred = |m: &&crate::coverage::ModelCoverage| {
+        m.note.as_deref() == Some(crate::coverage::NOT_INFERRED)
+    };
+    if c.models.iter().any(|m| not_inferred(&m)) {
+        writeln!(
+            s,
+            "<p class=\"note\">Only witnessed actions here: {}.</p>",
+            code_spans(crate::coverage::NOT_INFERRED)
+        )?;
+    }
+    writeln!(s, "<div class=\"coverage\">")?;
     // A spec none of whose actions showed up is one line, not a row of grey chips.
     let (seen, unseen): (Vec<_>, Vec<_>) = c
         .models
@@ -1004,8 +1031,8 @@ fn coverage_chips(s: &mut String, c: &RunCoverage) -> std::fmt::Result {
             )?;
         }
         writeln!(s, "</div>")?;
-        if let Some(note) = &m.note {
-            writeln!(s, "<p class=\"note\">note: {}</p>", text(note))?;
+        if let Some(note) = m.note.as_deref().filter(|_| !not_inferred(&m)) {
+            writeln!(s, "<p class=\"note\">note: {}</p>", code_spans(note))?;
         }
         writeln!(s, "</div>")?;
     }
