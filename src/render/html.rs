@@ -152,7 +152,8 @@ const AXIS_HEIGHT: f64 = 46.0;
 const PAD: f64 = 44.0;
 /// The width the picture aims at: a laptop screen less the lane labels.
 const FIT_WIDTH: f64 = 1080.0;
-/// Extra room where the clocks jump (a gap of more than [`GAP_MS`] between neighbouring marks).
+/// Extra room where the clocks jump (a gap of more than [`GAP_MS`] between neighbouring marks, and more than
+/// the usual step).
 const GAP_WIDTH: f64 = 32.0;
 const GAP_MS: i64 = 5_000;
 
@@ -532,14 +533,18 @@ fn picture(
     });
     let lane_of = |node: Option<u32>| lane_keys.iter().position(|k| *k == node).unwrap_or(0);
     let n = picked.indices.len();
-    let gap_count = picked
+    // A clock jump is a gap of more than 5 s, and of more than ten times the usual step between marks (a
+    // thinned picture's neighbours are far apart everywhere: that is no jump).
+    let times: Vec<i64> = picked
         .indices
         .iter()
         .filter_map(|&i| t.events.head(i).time().map(|ts| ts.millis))
-        .collect::<Vec<_>>()
-        .windows(2)
-        .filter(|w| w[1] - w[0] > GAP_MS)
-        .count();
+        .collect();
+    let mut steps: Vec<i64> = times.windows(2).map(|w| w[1] - w[0]).collect();
+    steps.sort_unstable();
+    let usual = steps.get(steps.len() / 2).copied().unwrap_or(0);
+    let gap_ms = GAP_MS.max(usual.saturating_mul(10));
+    let gap_count = times.windows(2).filter(|w| w[1] - w[0] > gap_ms).count();
     // Fit a laptop's width where the events allow; past that the lanes scroll sideways.
     let step = ((d.fit - GAP_WIDTH * gap_count as f64) / n.max(1) as f64).clamp(5.0, d.max_step);
     // x along the merged order, with room (and a label) where the clocks jump.
@@ -550,7 +555,7 @@ fn picture(
     for &i in &picked.indices {
         let h = t.events.head(i);
         if let (Some(prev), Some(now)) = (last_time, h.time().map(|ts| ts.millis)) {
-            if now - prev > GAP_MS {
+            if now - prev > gap_ms {
                 gaps.push((x + GAP_WIDTH / 2.0 - step / 2.0, now - prev));
                 x += GAP_WIDTH;
             }
