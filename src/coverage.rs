@@ -127,6 +127,17 @@ impl RunCoverage {
 
 /// The coverage of one model over one timeline, from its witnessed actions.
 pub fn of_model(timeline: &Timeline, bug: &Bug, witnessed: &Witnessed) -> ModelCoverage {
+    of_model_inferring(timeline, bug, witnessed, true)
+}
+
+/// [`of_model`]; without `infer`, the inferred steps are not counted (building the behaviour that takes
+/// them is most of the cost on a long log), and the note says so.
+pub fn of_model_inferring(
+    timeline: &Timeline,
+    bug: &Bug,
+    witnessed: &Witnessed,
+    infer: bool,
+) -> ModelCoverage {
     let mirror = bug.mirror;
     let mut actions: Vec<ActionCount> = mirror
         .actions()
@@ -148,7 +159,9 @@ pub fn of_model(timeline: &Timeline, bug: &Bug, witnessed: &Witnessed) -> ModelC
         count(w.action, |a| a.witnessed += 1);
     }
     let mut note = None;
-    if !witnessed.witnesses.is_empty() {
+    if !infer {
+        note = Some(NOT_INFERRED.to_string());
+    } else if !witnessed.witnesses.is_empty() {
         match mirror.behaviour_steps(witnessed) {
             Ok(steps) => {
                 for s in steps.iter().filter(|s| s.event.is_none()) {
@@ -175,17 +188,31 @@ pub fn of_model(timeline: &Timeline, bug: &Bug, witnessed: &Witnessed) -> ModelC
     }
 }
 
+/// What a coverage without inferred steps says of them.
+pub const NOT_INFERRED: &str =
+    "inferred steps not counted here (`check --coverage` counts them; on a long log that takes a while)";
+
 /// The coverage of a run: one entry per model, from the models' witnessed actions in report order.
 pub fn of_run(
     run: Option<&str>,
     timeline: &Timeline,
     witnessed: &[(&'static str, Witnessed)],
 ) -> RunCoverage {
+    of_run_inferring(run, timeline, witnessed, true)
+}
+
+/// [`of_run`], counting inferred steps only with `infer` ([`of_model_inferring`]).
+pub fn of_run_inferring(
+    run: Option<&str>,
+    timeline: &Timeline,
+    witnessed: &[(&'static str, Witnessed)],
+    infer: bool,
+) -> RunCoverage {
     let models = witnessed
         .iter()
         .filter_map(|(model, w)| {
             let bug = crate::bugs::by_name(model)?;
-            Some(of_model(timeline, bug, w))
+            Some(of_model_inferring(timeline, bug, w, infer))
         })
         .collect();
     RunCoverage {

@@ -84,6 +84,8 @@ pub struct Resolved {
     pub skipped: Vec<Skipped>,
     /// For each source (same index), where it sits in its rotation family, when the family has several parts.
     pub rotation: Vec<Option<String>>,
+    /// Files to follow that do not exist yet (only with `follow`, see [`resolve_all_following`]).
+    pub waiting: Vec<PathBuf>,
 }
 
 /// Expands the command line's inputs: `-`, files, directories (recursively) and globs.
@@ -97,7 +99,18 @@ pub fn resolve(args: &[String]) -> Result<Vec<Source>, InputError> {
 /// (`check *.log*` puts `x.log` before `x.log.1`), at the place of its first member. `read_once` leaves out
 /// repeated files; without it (`check --per-file`, where each file is a run of its own) every one is kept.
 pub fn resolve_all(args: &[String], read_once: bool) -> Result<Resolved, InputError> {
+    resolve_all_following(args, read_once, false)
+}
+
+/// [`resolve_all`]; with `follow`, a file name (not a glob) that does not exist yet is no error: it is in
+/// [`Resolved::waiting`], to be followed once it appears.
+pub fn resolve_all_following(
+    args: &[String],
+    read_once: bool,
+    follow: bool,
+) -> Result<Resolved, InputError> {
     let mut named = Vec::new();
+    let mut waiting = Vec::new();
     for arg in args {
         if arg == "-" {
             named.push(Source::Stdin);
@@ -133,6 +146,8 @@ pub fn resolve_all(args: &[String], read_once: bool) -> Result<Resolved, InputEr
             }
         } else if is_symlink_loop(path) {
             return Err(InputError::SymlinkLoop { path: arg.clone() });
+        } else if follow {
+            waiting.push(path.to_path_buf());
         } else {
             return Err(InputError::Missing { path: arg.clone() });
         }
@@ -147,6 +162,7 @@ pub fn resolve_all(args: &[String], read_once: bool) -> Result<Resolved, InputEr
         sources,
         skipped,
         rotation,
+        waiting,
     })
 }
 
@@ -611,7 +627,8 @@ pub fn is_live(source: &Source) -> bool {
 /// file shrinks below what was read (copytruncate) it starts over from the beginning.
 pub struct FollowReader {
     path: PathBuf,
-    file: File,
+    /// `None` until the file exists (`--follow` waits for a file that is not there yet, as `tail -F` does).
+    file: Option<File>,
     /// Bytes read from `file`.
     position: u64,
     poll: std::time::Duration,
@@ -619,9 +636,15 @@ pub struct FollowReader {
 
 impl FollowReader {
     pub fn open(path: &std::path::Path) -> io::Result<FollowReader> {
+        let file = match File::open(path) {
+            Ok(f) => Some(f),
+            // Not there yet: read from its start once it appears.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e),
+        };
         Ok(FollowReader {
             path: path.to_path_buf(),
-            file: File::open(path)?,
+            file,
             position: 0,
             poll: std::time::Duration::from_millis(200),
         })
@@ -632,7 +655,10 @@ impl FollowReader {
         #[cfg(unix)]
         {
             use std::os::unix::fs::MetadataExt;
-            match (std::fs::metadata(&self.path), self.file.metadata()) {
+            let Some(file) = &self.file else {
+                return false;
+            };
+            match (std::fs::metadata(&self.path), file.metadata()) {
                 (Ok(now), Ok(ours)) => now.ino() != ours.ino() || now.dev() != ours.dev(),
                 _ => false,
             }
@@ -648,7 +674,15 @@ impl Read for FollowReader {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         use std::io::{Seek, SeekFrom};
         loop {
-            let n = self.file.read(buf)?;
+            let Some(file) = &mut self.file else {
+                match File::open(&self.path) {
+                    Ok(f) => self.file = Some(f),
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => std::thread::sleep(self.poll),
+                    Err(e) => return Err(e),
+                }
+                continue;
+            };
+            let n = file.read(buf)?;
             if n > 0 {
                 self.position += n as u64;
                 return Ok(n);
@@ -656,14 +690,16 @@ impl Read for FollowReader {
             if self.rotated() {
                 // The old file is read to its end; go on with the new one (if it exists yet).
                 if let Ok(f) = File::open(&self.path) {
-                    self.file = f;
+                    self.file = Some(f);
                     self.position = 0;
                     continue;
                 }
-            } else if self.file.metadata()?.len() < self.position {
-                self.file.seek(SeekFrom::Start(0))?;
-                self.position = 0;
-                continue;
+            } else if let Some(file) = &mut self.file {
+                if file.metadata()?.len() < self.position {
+                    file.seek(SeekFrom::Start(0))?;
+                    self.position = 0;
+                    continue;
+                }
             }
             std::thread::sleep(self.poll);
         }

@@ -81,45 +81,44 @@ impl Progress {
     pub fn reading(&mut self, run: Option<&str>) {
         let what = run.map_or_else(String::new, |r| format!(" {r}"));
         self.bar.set_message(what.clone());
+        // Length and position before the style, which draws at once (as in `replaying`).
         match self.total_bytes {
-            Some(t) => {
-                self.bar.set_style(style(
-                    "{spinner} reading{msg} {wide_bar} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}",
-                ));
-                self.bar.set_length(t);
-            }
-            None => {
-                self.bar.set_style(style(
-                    "{spinner} reading{msg} {binary_bytes} {binary_bytes_per_sec}",
-                ));
-                self.bar.unset_length();
-            }
+            Some(t) => self.bar.set_length(t),
+            None => self.bar.unset_length(),
         }
         self.bar.set_position(self.read_so_far);
+        self.bar.reset_eta();
+        self.bar.set_style(style(match self.total_bytes {
+            Some(_) => "{spinner} reading{msg} {wide_bar} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}",
+            None => "{spinner} reading{msg} {binary_bytes} {binary_bytes_per_sec}",
+        }));
         self.note(&format!("reading{what}"));
     }
 
     /// Merging `events` events of `inputs` inputs into one timeline (clocks, causal edges, lifecycle).
     pub fn merging(&mut self, events: usize, inputs: usize) {
         self.read_so_far = self.bar.position();
-        self.bar.set_style(style("{spinner} {msg}"));
+        // The message first: setting the style draws at once, with whatever message is set.
         let msg = format!("merging {events} events of {inputs} input(s)");
         self.bar.set_message(msg.clone());
+        self.bar.set_style(style("{spinner} {msg}"));
         self.note(&msg);
     }
 
     /// Replaying `events` events through the models.
     pub fn replaying(&mut self, events: usize) {
-        self.bar.set_style(style(
-            "{spinner} replaying {wide_bar} {human_pos}/{human_len} events eta {eta}",
-        ));
+        // Length and position before the style: setting the style draws at once, and the bytes read are
+        // not events (`157,286,373/8,317 events`).
         self.bar.set_length(events as u64);
         self.bar.set_position(0);
         self.bar.reset_eta();
+        self.bar.set_style(style(
+            "{spinner} replaying {wide_bar} {human_pos}/{human_len} events eta {eta}",
+        ));
         self.note(&format!("replaying {events} events"));
     }
 
-    /// `done` events replayed so far.
+    /// `done` events replayed so far (the replay ticks every few thousand events, and once at its end).
     pub fn replayed(&self, done: usize) {
         self.bar.set_position(done as u64);
     }

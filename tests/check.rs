@@ -378,6 +378,24 @@ fn the_readme_example_command_finds_the_violation() {
         stdout.contains(": error[OZ-SCM-KEYS-001]: ") && stdout.contains("[KeyFileCoversDb]"),
         "{stdout}"
     );
+    // A newcomer's first run is clean: no warning.
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn the_readme_names_no_path_outside_the_repository() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for doc in ["README.md", "integrations/spark/README.md"] {
+        let Ok(text) = std::fs::read_to_string(root.join(doc)) else {
+            continue;
+        };
+        let outside: Vec<&str> = text.lines().filter(|l| l.contains("../shared")).collect();
+        assert!(outside.is_empty(), "{doc}: {outside:#?}");
+    }
 }
 
 /// Two SCMs whose clocks are 400 ms apart around a causal step: the verdict rests on clocks within the skew

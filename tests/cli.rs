@@ -858,3 +858,38 @@ fn an_endless_pipe_of_garbage_ends_with_the_no_layout_error() {
     );
     assert!(written < 1 << 30, "read {written} bytes of garbage");
 }
+
+#[test]
+fn stats_says_which_test_output_check_leaves_out() {
+    let dir = "tests/fixtures/scenarios/scm-secret-keys/violating/";
+    let out = bin().args(["stats", dir]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let merged = text
+        .split("\ntests/")
+        .find(|s| s.contains("merged/"))
+        .expect("the merged copy is listed");
+    assert!(
+        merged
+            .contains("  check       leaves it out: it retells the per-node logs given with it ("),
+        "{merged}"
+    );
+    // The per-node logs themselves are read.
+    assert_eq!(text.matches("leaves it out").count(), 1, "{text}");
+    let out = bin()
+        .args(["stats", "--format", "json", dir])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let with_repeats: Vec<&serde_json::Value> = v["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i.get("repeats").is_some())
+        .collect();
+    assert_eq!(with_repeats.len(), 1);
+    assert!(with_repeats[0]["path"]
+        .as_str()
+        .unwrap()
+        .contains("/merged/"));
+}

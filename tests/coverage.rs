@@ -333,3 +333,28 @@ fn a_report_file_that_cannot_be_written_is_an_error_naming_it() {
     assert_eq!(code, 2);
     assert!(stderr.contains("/nonexistent-dir/coverage.md"), "{stderr}");
 }
+
+#[test]
+fn the_html_report_folds_models_that_saw_nothing_and_has_no_literal_backticks() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("coverage.html");
+    let (code, _, stderr) = check(&[
+        "--format",
+        "concise",
+        "--coverage-report",
+        html.to_str().unwrap(),
+        "tests/fixtures/scenarios/dn-finalize-block/violating/ozone-hadoop-datanode-dn1.log",
+        "tests/fixtures/scenarios/dn-finalize-block/violating/ozone-hadoop-datanode-dn2.log",
+        "tests/fixtures/scenarios/dn-finalize-block/violating/ozone-hadoop-datanode-dn3.log",
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    let text = std::fs::read_to_string(&html).unwrap();
+    // The one model that saw its actions has its table; the three others are one line.
+    assert_eq!(text.matches("<table>").count(), 1, "{text}");
+    assert!(text.contains("No action witnessed or inferred in these logs: <code>scm-secret-keys</code> (ScmSecretKeys), <code>scm-finalization</code> (ScmFinalization), <code>recon-om-sync</code> (ReconOmSync)."), "{text}");
+    assert!(!text.contains('`'), "{text}");
+    assert!(text.contains(&format!(
+        "ozone-conform {} (git ",
+        env!("CARGO_PKG_VERSION")
+    )));
+}

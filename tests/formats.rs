@@ -291,10 +291,18 @@ fn per_file_checks_each_test_output_as_its_own_run() {
         &["--per-file", "--format", "concise"],
         &[SUREFIRE.to_string()],
     );
-    assert_eq!(concise.lines().count(), 2 + 5 * 4);
-    assert!(concise
+    // Then one line that counts the files.
+    assert_eq!(concise.lines().count(), 2 + 5 * 4 + 1);
+    let (last, lines) = concise
         .lines()
+        .collect::<Vec<_>>()
+        .split_last()
+        .map(|(l, r)| (*l, r.to_vec()))
+        .unwrap();
+    assert!(lines
+        .iter()
         .all(|l| l.starts_with("tests/fixtures/surefire/")));
+    assert!(last.starts_with("ozone-conform: 5 files: "), "{last}");
 
     // Without --per-file the same files are one run: a single JSON document.
     let (_, one, _) = check(&["--format", "json"], &[SUREFIRE.to_string()]);

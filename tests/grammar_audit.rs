@@ -230,3 +230,51 @@ fn bad_input_is_a_clear_error() {
         "{err}"
     );
 }
+
+/// Copies the fixture's Java tree under `dir`.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_tree_is_named_by_its_commit_only_at_the_top_of_its_checkout() {
+    let git = |dir: &std::path::Path, args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.org"])
+            .args(args)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let checkout = tempfile::tempdir().unwrap();
+    if !git(checkout.path(), &["init", "-q"]) {
+        eprintln!("SKIPPED: no git");
+        return;
+    }
+    let java = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/audit/java");
+    copy_tree(&java, checkout.path());
+    assert!(git(checkout.path(), &["add", "-A"]));
+    assert!(git(checkout.path(), &["commit", "-qm", "sources"]));
+    // A tree extracted inside the checkout (a tarball unpacked into a project's directory).
+    let extracted = checkout.path().join("downloads").join("ozone-src");
+    copy_tree(&java, &extracted);
+    let name_of = |dir: &std::path::Path| {
+        let (_, r) = json(&["--rules", RULES, "--source", dir.to_str().unwrap()]);
+        r["trees"][0].as_str().unwrap().to_string()
+    };
+    let top = name_of(checkout.path());
+    assert!(
+        top.starts_with(&format!("{}@", checkout.path().display())) && top.len() > 40,
+        "{top}"
+    );
+    assert_eq!(name_of(&extracted), extracted.display().to_string());
+}

@@ -70,7 +70,8 @@ fn a_pipe_is_checked_as_it_goes_and_the_verdicts_follow_at_its_end() {
     let rest: Vec<String> = out.iter().collect();
     assert!(
         rest.iter()
-            .any(|l| l == "ozone-conform: scm-secret-keys: violated: 4 violation(s)"),
+            .any(|l| l
+                == "ozone-conform: scm-secret-keys: violated: 4 violation(s), 1 shown (--all for every one)"),
         "{rest:?}"
     );
     // The streamed violation is not printed twice.
@@ -263,7 +264,8 @@ fn follow_ends_on_sigint_with_the_verdicts_and_exit_1_after_a_violation() {
     assert_eq!(code, Some(1), "{rest:?}");
     assert!(
         rest.iter()
-            .any(|l| l == "ozone-conform: scm-secret-keys: violated: 4 violation(s)"),
+            .any(|l| l
+                == "ozone-conform: scm-secret-keys: violated: 4 violation(s), 1 shown (--all for every one)"),
         "{rest:?}"
     );
     assert!(!rest.iter().any(|l| l.contains(VIOLATION)), "{rest:?}");
@@ -466,8 +468,55 @@ fn a_fifo_named_as_a_path_is_checked_as_it_goes() {
     let rest: Vec<String> = out.iter().collect();
     assert!(
         rest.iter()
-            .any(|l| l == "ozone-conform: scm-secret-keys: violated: 4 violation(s)"),
+            .any(|l| l
+                == "ozone-conform: scm-secret-keys: violated: 4 violation(s), 1 shown (--all for every one)"),
         "{rest:?}"
     );
     assert_eq!(child.wait().unwrap().code(), Some(1));
+}
+
+#[test]
+fn follow_waits_for_a_file_that_is_not_there_yet_and_says_so() {
+    let (name, lines) = violating_test_output();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(&name);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ozone-conform"))
+        .args(["check", "--follow", "--format", "concise"])
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = lines_of(&mut child);
+    let (tx, err) = channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            if tx.send(line.unwrap_or_default()).is_err() {
+                return;
+            }
+        }
+    });
+    let said = err
+        .recv_timeout(Duration::from_secs(30))
+        .expect("it says it waits");
+    assert!(
+        said.contains(&format!(
+            "{name}: not there yet; waiting for it to appear (--follow)"
+        )),
+        "{said}"
+    );
+    std::thread::sleep(live_look());
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "it waits, as tail -F does"
+    );
+    std::fs::write(&path, lines.concat()).unwrap();
+    let got = out
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the file's violation, once it appeared");
+    assert!(got.contains(VIOLATION), "{got}");
+    send(&child, libc::SIGINT);
+    let (code, _) = ends(child, out);
+    assert_eq!(code, Some(1));
 }

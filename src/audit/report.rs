@@ -32,7 +32,10 @@ fn summary_line(audits: &[RuleAudit]) -> String {
 /// The text report: every rule that is not found where it says, then the summary.
 pub fn text(audits: &[RuleAudit]) -> String {
     let mut out = String::new();
-    for a in audits {
+    // What breaks a rule first (missing, changed), what only needs a look last (unresolved templates).
+    let mut ordered: Vec<&RuleAudit> = audits.iter().collect();
+    ordered.sort_by_key(|a| attention_order(&a.status));
+    for a in ordered {
         let cite = a.source.as_deref().unwrap_or("(no source)");
         let head = format!(
             "{:<13} {} ({}, source {cite})",
@@ -86,9 +89,44 @@ pub fn text(audits: &[RuleAudit]) -> String {
     for reason in not_audited {
         out.push_str(&format!("not audited: {reason}\n"));
     }
+    // Rules missing from one tree often come from one grammar file written against another branch (its
+    // header names the branch): say where they are.
+    let mut missing_by_file: std::collections::BTreeMap<&str, usize> = Default::default();
+    for a in audits
+        .iter()
+        .filter(|a| matches!(a.status, Status::Missing))
+    {
+        let file = a
+            .origin
+            .rsplit_once(':')
+            .map_or(a.origin.as_str(), |(f, _)| f);
+        *missing_by_file.entry(file).or_default() += 1;
+    }
+    if !missing_by_file.is_empty() {
+        let by: Vec<String> = missing_by_file
+            .iter()
+            .map(|(f, n)| format!("{n} in {f}"))
+            .collect();
+        out.push_str(&format!(
+            "missing by grammar file: {} (a file's header names the branch its templates were taken from)\n",
+            by.join(", ")
+        ));
+    }
     out.push_str(&summary_line(audits));
     out.push('\n');
     out
+}
+
+/// The order of the text report: what fails the audit first, unresolved templates last.
+fn attention_order(status: &Status) -> u8 {
+    match status {
+        Status::Missing => 0,
+        Status::Changed { .. } => 1,
+        Status::LevelChanged { .. } => 2,
+        Status::Moved { .. } => 3,
+        Status::Unresolved { .. } => 4,
+        Status::Found { .. } | Status::NotAudited { .. } => 5,
+    }
 }
 
 /// The JSON report (version 1): the summary, the trees read, and every rule with its status.

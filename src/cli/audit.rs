@@ -53,19 +53,32 @@ fn tree_name(spec: &str) -> (String, PathBuf) {
         return (name.to_string(), PathBuf::from(dir));
     }
     let dir = PathBuf::from(spec);
-    let commit = std::process::Command::new("git")
-        .arg("-C")
-        .arg(&dir)
-        .args(["rev-parse", "HEAD"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let commit = checkout_commit(&dir);
     let name = match commit {
         Some(c) => format!("{spec}@{c}"),
         None => spec.to_string(),
     };
     (name, dir)
+}
+
+/// The commit of the git checkout whose top `dir` is. A source tree extracted from a tarball inside some
+/// other checkout (a download into a project's directory) is not that checkout's commit: no name then.
+fn checkout_commit(dir: &Path) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "--show-toplevel", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    let (top, commit) = (lines.next()?, lines.next()?);
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    same(Path::new(top), dir).then(|| commit.trim().to_string())
 }
 
 fn load_rules(dirs: &[PathBuf], files: &[PathBuf]) -> Result<Vec<Rule>, Report> {

@@ -101,15 +101,18 @@ fn write_report(path: &Path, runs: &[RunCoverage], per_file: bool) -> Result<(),
     written.and_then(|_| sink.finish()).map_err(cannot)
 }
 
-/// A run's coverage from the models' witnessed actions (`None` where they were not asked for).
+/// A run's coverage from the models' witnessed actions (`None` where they were not asked for); inferred
+/// steps are counted only with `infer` (asked for with --coverage or --coverage-report; `--report` alone
+/// shows the witnessed actions, which cost next to nothing).
 pub fn of_run(
     run: Option<&str>,
     timeline: &crate::timeline::Timeline,
     by_model: Vec<(&'static str, Option<crate::spec::export::Witnessed>)>,
+    infer: bool,
 ) -> RunCoverage {
     let witnessed: Vec<_> = by_model
         .into_iter()
         .filter_map(|(model, w)| Some((model, w?)))
         .collect();
-    crate::coverage::of_run(run, timeline, &witnessed)
+    crate::coverage::of_run_inferring(run, timeline, &witnessed, infer)
 }

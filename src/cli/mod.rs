@@ -16,10 +16,12 @@ use miette::{miette, Diagnostic, NamedSource, Report};
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-/// Exit codes: 0 nothing violated, 1 a violation, 2 a usage or input error.
+/// Exit codes: 0 nothing violated, 1 a violation, 2 a usage or input error, 3 `check --require-checks` and
+/// no model made a check (a CI job pointed at the wrong logs).
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_VIOLATION: i32 = 1;
 pub const EXIT_ERROR: i32 = 2;
+pub const EXIT_NOTHING_CHECKED: i32 = 3;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -168,11 +170,22 @@ pub struct CheckArgs {
     /// hosts may be concatenated; give the same `--grammar` directories `events` had.
     #[arg(long, conflicts_with_all = ["follow", "layout", "node"])]
     pub events: bool,
+    /// Exit 3 unless some model made a check (CI: fail when pointed at the wrong logs, or logs of nothing
+    /// the models know, rather than pass with every model inconclusive). A violation (1) and an input error
+    /// (2) win over it.
+    #[arg(long)]
+    pub require_checks: bool,
     /// Write the report to FILE (whole or not at all: it appears when the check ends) instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub coverage: coverage::CoverageArgs,
+    /// Also write a self-contained HTML page of what happened: one swim lane per node along time, the
+    /// events the models read as marks linked to their log lines, each violation's causal chain as arrows,
+    /// crashes and restarts, the verdicts, inputs and spec coverage (written whole when the check ends; not
+    /// with --follow or a live stdin).
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -418,6 +431,12 @@ pub fn prepare(args: &InputArgs) -> Result<Prepared, Report> {
 /// [`prepare`]; with `per_file` (each file a run of its own) a repeated file is no double replay, so every
 /// file named is kept.
 pub fn prepare_runs(args: &InputArgs, per_file: bool) -> Result<Prepared, Report> {
+    prepare_following(args, per_file, false)
+}
+
+/// [`prepare_runs`]; with `follow`, files that do not exist yet are followed from when they appear (said on
+/// stderr), as `tail -F` does.
+fn prepare_following(args: &InputArgs, per_file: bool, follow: bool) -> Result<Prepared, Report> {
     let grammar = Grammar::with_overrides(&args.grammar)?;
     let layout = match &args.layout {
         None => None,
@@ -431,10 +450,19 @@ pub fn prepare_runs(args: &InputArgs, per_file: bool) -> Result<Prepared, Report
         }),
     };
     let input::Resolved {
-        sources,
+        mut sources,
         skipped,
-        rotation,
-    } = input::resolve_all(&args.inputs, !per_file)?;
+        mut rotation,
+        waiting,
+    } = input::resolve_all_following(&args.inputs, !per_file, follow)?;
+    for path in waiting {
+        say!(
+            "ozone-conform: {}: not there yet; waiting for it to appear (--follow)",
+            sanitize(&path.display().to_string())
+        );
+        sources.push(Source::Follow(path));
+        rotation.push(None);
+    }
     for s in &skipped {
         say!(
             "ozone-conform: warning: {}: {} as {}; read once",
@@ -636,6 +664,15 @@ fn cmd_stats(args: &InputArgs, format: StatsFormat) -> Result<i32, Report> {
         had_errors |= report_input_errors(&stats);
         all.push(stats);
     }
+    // Test output given with the per-node logs it retells is left out by `check`: say so here too (a second
+    // scan, only where both kinds of input are given).
+    let test = crate::timeline::test_layout(&all);
+    if test.iter().any(|&t| t) && test.iter().any(|&t| !t) {
+        let retold = crate::timeline::retold(&p.sources, &p.grammar, &p.options);
+        for (s, repeats) in all.iter_mut().zip(retold) {
+            s.repeats = repeats;
+        }
+    }
     let mut out = crate::cli::out::stdout();
     match format {
         StatsFormat::Json => {
@@ -667,6 +704,13 @@ fn cmd_stats(args: &InputArgs, format: StatsFormat) -> Result<i32, Report> {
 
 fn write_stats_text(out: &mut impl Write, s: &InputStats) -> io::Result<()> {
     writeln!(out, "{}", sanitize(&s.path))?;
+    if let Some(logs) = &s.repeats {
+        writeln!(
+            out,
+            "  check       leaves it out: it retells the per-node logs given with it ({})",
+            sanitize(logs)
+        )?;
+    }
     match (&s.layout, &s.pattern) {
         (Some(name), Some(pattern)) => writeln!(
             out,
@@ -798,6 +842,8 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         events,
         output,
         coverage,
+        report,
+        require_checks,
     } = check;
     let (format, all, per_file, max_skew) = (*format, *all, *per_file, *max_skew);
     let log_utc_offset = given_offsets(log_utc_offset)?;
@@ -805,7 +851,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     use std::io::IsTerminal;
     let max_skew = i64::try_from(max_skew)
         .map_err(|_| miette!(code = "ozone_conform::usage", "--max-skew is too large"))?;
-    let mut p = prepare_runs(args, per_file)?;
+    let mut p = prepare_following(args, per_file, *follow && !per_file)?;
     let format = format.resolve(io::stderr().is_terminal());
     if *follow {
         if per_file {
@@ -831,6 +877,12 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         let renderer = crate::render::renderer(format, options);
         if renderer.streams() {
             coverage.check_usage(format, true)?;
+            if report.is_some() {
+                return Err(miette!(
+                    code = "ozone_conform::usage",
+                    "--report draws the whole input: not with --follow or a live stdin (give files)"
+                ));
+            }
             return check_live(
                 &p,
                 output.as_deref(),
@@ -840,6 +892,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
                 max_skew,
                 log_utc_offset.clone(),
                 args.verbose,
+                *require_checks,
             );
         }
         if *follow {
@@ -860,7 +913,16 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     let mut out =
         io::BufWriter::new(crate::cli::out::Sink::new(output.as_deref()).map_err(out_err)?);
     renderer.begin(&mut out).map_err(out_err)?;
-    let (mut had_errors, mut violated) = (false, false);
+    // The HTML page: its file is made now, so that a wrong directory fails before the check, not after.
+    let mut page = match report {
+        Some(path) => Some((
+            crate::render::html::HtmlReport::new(),
+            crate::cli::out::Sink::new(Some(path)).map_err(|e| report_error(path, e))?,
+            model_reads(models),
+        )),
+        None => None,
+    };
+    let (mut had_errors, mut violated, mut checks) = (false, false, 0);
     let mut coverages = Vec::new();
     // Each run's inputs: logs, or the inputs of event streams.
     let runs: Vec<(Option<String>, RunInputs)> = if *events {
@@ -902,13 +964,21 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         let mut clock = std::time::Instant::now();
         let monitors = crate::check::monitors(models);
         // With coverage, the same pass also gives each model's witnessed spec actions.
-        let witnesses = coverage.wanted();
+        let witnesses = coverage.wanted() || page.is_some();
         let observed = match &mut progress {
             Some(bar) => {
                 bar.replaying(timeline.events.len());
                 let bar = &*bar;
                 let tick = |done| bar.replayed(done);
-                crate::check::observe_ticking(&timeline, monitors, true, witnesses, Some(&tick))
+                let observed = crate::check::observe_ticking(
+                    &timeline,
+                    monitors,
+                    true,
+                    witnesses,
+                    Some(&tick),
+                );
+                bar.replayed(timeline.events.len());
+                observed
             }
             None => crate::check::observe_ticking(&timeline, monitors, true, witnesses, None),
         };
@@ -916,7 +986,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         let (reports, witnessed): (Vec<_>, Vec<_>) = observed.into_iter().unzip();
         let run_coverage = witnesses.then(|| {
             let by_model: Vec<_> = reports.iter().map(|r| r.model).zip(witnessed).collect();
-            crate::cli::coverage::of_run(name.as_deref(), &timeline, by_model)
+            crate::cli::coverage::of_run(name.as_deref(), &timeline, by_model, coverage.wanted())
         });
         if let Some(bar) = &progress {
             bar.suspend(|| {
@@ -930,6 +1000,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
             }
         }
         violated |= reports.iter().any(|r| r.verdict == Verdict::Violated);
+        checks += reports.iter().map(|r| r.checks).sum::<usize>();
         let run = crate::render::Run {
             name: name.as_deref(),
             timeline: &timeline,
@@ -942,6 +1013,10 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
             None => renderer.run(&mut out, &run),
         }
         .map_err(out_err)?;
+        if let Some((html, _, reads)) = &mut page {
+            html.add_run(&run, all, reads, run_coverage.as_ref())
+                .map_err(out_err)?;
+        }
         coverages.extend(run_coverage);
     }
     if let Some(bar) = &progress {
@@ -949,17 +1024,50 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     }
     renderer.end(&mut out).map_err(out_err)?;
     coverage.write(&mut out, format, &coverages, per_file)?;
+    if let (Some((html, mut sink, _)), Some(path)) = (page, report) {
+        html.write(
+            &mut sink,
+            &crate::render::html::Meta::now(args.inputs.clone()),
+        )
+        .and_then(|_| sink.finish())
+        .map_err(|e| report_error(path, e))?;
+    }
     out.into_inner()
         .map_err(|e| out_err(e.into_error()))?
         .finish()
         .map_err(out_err)?;
-    Ok(if had_errors {
-        EXIT_ERROR
-    } else if violated {
-        EXIT_VIOLATION
-    } else {
-        EXIT_OK
-    })
+    Ok(check_exit_code(
+        had_errors,
+        violated,
+        *require_checks,
+        checks,
+    ))
+}
+
+/// `--report FILE` could not be written (the sink's errors begin with the path).
+fn report_error(path: &std::path::Path, e: io::Error) -> Report {
+    let e = e.to_string();
+    let path = path.display().to_string();
+    let why = e
+        .strip_prefix(&path)
+        .and_then(|rest| rest.strip_prefix(": "))
+        .unwrap_or(&e);
+    miette!(
+        code = "ozone_conform::report",
+        "cannot write the HTML report {path}: {why}"
+    )
+}
+
+/// Which of the chosen models read which event kinds (the colour of an event's mark on the page).
+fn model_reads(models: &[crate::bugs::Bug]) -> crate::render::html::Reads {
+    use crate::vocab::EventKind;
+    crate::check::monitors(models)
+        .iter()
+        .map(|m| {
+            let reads = EventKind::ALL.iter().map(|k| m.reads(*k)).collect();
+            (m.name(), reads)
+        })
+        .collect()
 }
 
 /// What one run of `check` reads: log files, or the inputs of event streams.
@@ -1033,6 +1141,7 @@ fn check_live(
     max_skew: i64,
     log_utc_offset: crate::clock::GivenOffsets,
     verbose: bool,
+    require_checks: bool,
 ) -> Result<i32, Report> {
     use crate::live::Found as Live;
     use crate::model::Verdict;
@@ -1097,13 +1206,30 @@ fn check_live(
         .finish()
         .map_err(out_err)?;
     let violated = reports.iter().any(|r| r.verdict == Verdict::Violated);
-    Ok(if had_errors {
+    let checks = reports.iter().map(|r| r.checks).sum();
+    Ok(check_exit_code(
+        had_errors,
+        violated,
+        require_checks,
+        checks,
+    ))
+}
+
+/// `check`'s exit code: an input error (2) wins over a violation (1), which wins over `--require-checks`
+/// with no check made (3, said on stderr).
+fn check_exit_code(had_errors: bool, violated: bool, require_checks: bool, checks: usize) -> i32 {
+    if had_errors {
         EXIT_ERROR
     } else if violated {
         EXIT_VIOLATION
+    } else if require_checks && checks == 0 {
+        say!(
+            "ozone-conform: error: no model made a check in these inputs (--require-checks): every verdict is inconclusive; are these the right logs?"
+        );
+        EXIT_NOTHING_CHECKED
     } else {
         EXIT_OK
-    })
+    }
 }
 
 /// A flag set by the first SIGINT or SIGTERM; a second one exits at once (130 or 143, as the shell would).

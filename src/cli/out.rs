@@ -37,10 +37,28 @@ impl Sink {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => std::path::Path::new("."),
         };
-        let tmp = tempfile::Builder::new()
-            .prefix(".ozone-conform-")
-            .tempfile_in(dir)
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        // Said before the check starts, naming the file asked for (not the temporary file beside it).
+        if !dir.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!(
+                    "{}: the directory {} does not exist",
+                    path.display(),
+                    dir.display()
+                ),
+            ));
+        }
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".ozone-conform-");
+        // Created as any file is (0666 less the umask), not 0600: the report is for others to read too.
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let tmp = builder.tempfile_in(dir).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("{}: {}", path.display(), io::Error::from(e.kind())),
+            )
+        })?;
         Ok(Sink::File {
             tmp,
             path: path.to_path_buf(),

@@ -11,11 +11,16 @@ use std::io::{self, Write};
 
 pub struct Concise {
     options: Options,
+    /// With `--per-file`, what each run showed, for the closing line.
+    tally: super::tally::Tally,
 }
 
 impl Concise {
     pub fn new(options: Options) -> Self {
-        Concise { options }
+        Concise {
+            options,
+            tally: Default::default(),
+        }
     }
 }
 
@@ -32,14 +37,19 @@ pub fn violation_line(timeline: &Timeline, v: &Violation) -> String {
     )
 }
 
-/// One model's verdict line (no newline).
-pub fn verdict_line(scope: Option<&str>, report: &ModelReport) -> String {
+/// One model's verdict line (no newline). Without `--all` (`all`), a model with more violations than the
+/// one shown says so, and how to see them.
+pub fn verdict_line(scope: Option<&str>, report: &ModelReport, all: bool) -> String {
+    let mut detail = verdict_detail(report);
+    if !all && report.violations.len() > 1 {
+        detail.push_str(", 1 shown (--all for every one)");
+    }
     format!(
         "{}: {}: {}: {}",
         s(scope.unwrap_or("ozone-conform")),
         report.model,
         verdict_name(report.verdict),
-        s(&verdict_detail(report))
+        s(&detail)
     )
 }
 
@@ -57,8 +67,16 @@ impl Renderer for Concise {
     }
 
     fn verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
+        self.tally.add(run.reports);
         for r in run.reports {
-            writeln!(out, "{}", verdict_line(run.name, r))?;
+            writeln!(out, "{}", verdict_line(run.name, r, self.options.all))?;
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        if self.options.per_file {
+            self.tally.write(out)?;
         }
         Ok(())
     }

@@ -319,21 +319,57 @@ pub fn write_markdown(out: &mut dyn Write, runs: &[RunCoverage], per_file: bool)
     Ok(())
 }
 
+/// `text` XML-escaped, with each `quoted` span as `<code>`.
+fn with_code(text: &str) -> String {
+    xml(text)
+        .split('`')
+        .enumerate()
+        .map(|(k, part)| {
+            if k % 2 == 1 {
+                format!("<code>{part}</code>")
+            } else {
+                part.to_string()
+            }
+        })
+        .collect()
+}
+
 /// The HTML report: one page, no scripts, a little inline style.
 pub fn write_html(out: &mut dyn Write, runs: &[RunCoverage], per_file: bool) -> io::Result<()> {
     let s = summarize(runs, per_file);
     let title = format!("Spec coverage{}", runs_phrase(&s));
+    let meta = crate::render::html::Meta::now(Vec::new());
     writeln!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>{}</title>\n\
          <style>body{{font-family:sans-serif}}table{{border-collapse:collapse}}\
          td,th{{border:1px solid #ccc;padding:2px 6px;text-align:left}}td.n{{text-align:right}}\
-         tr.never td{{color:#888}}</style>\n</head>\n<body>\n<h1>{}</h1>\n<p>{}.</p>",
+         tr.never td{{color:#888}}p.meta{{color:#666}}</style>\n</head>\n<body>\n<h1>{}</h1>\n\
+         <p class=\"meta\">ozone-conform {}, {}. The verdicts, inputs and a picture of the run: \
+         <code>check --report FILE.html</code>.</p>\n<p>{}.</p>",
         xml(&title),
         xml(&title),
-        xml(LEGEND)
+        xml(&meta.version),
+        xml(&meta.date),
+        with_code(LEGEND)
     )?;
-    for m in &s.models {
+    // A model none of whose actions showed up is one line, not a table of zeros.
+    let (seen, unseen): (Vec<&ModelSummary>, Vec<&ModelSummary>) = s
+        .models
+        .iter()
+        .partition(|m| !m.notes.is_empty() || m.rows.iter().any(|r| r.status() != Status::Never));
+    if !unseen.is_empty() {
+        let names: Vec<String> = unseen
+            .iter()
+            .map(|m| format!("<code>{}</code> ({})", xml(m.model), xml(m.module)))
+            .collect();
+        writeln!(
+            out,
+            "<p>No action witnessed or inferred in these logs: {}.</p>",
+            names.join(", ")
+        )?;
+    }
+    for m in seen {
         writeln!(
             out,
             "<h2><code>{}</code>: {}</h2>\n<p><code>{}</code>: {}.</p>\n<table>",
@@ -370,7 +406,7 @@ pub fn write_html(out: &mut dyn Write, runs: &[RunCoverage], per_file: bool) -> 
         if !m.notes.is_empty() {
             writeln!(out, "<ul>")?;
             for n in &m.notes {
-                writeln!(out, "<li>note: {}</li>", xml(n))?;
+                writeln!(out, "<li>note: {}</li>", with_code(n))?;
             }
             writeln!(out, "</ul>")?;
         }

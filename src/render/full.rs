@@ -8,11 +8,16 @@ use std::io::{self, Write};
 
 pub struct Full {
     options: Options,
+    /// With `--per-file`, what each run showed, for the closing line.
+    tally: super::tally::Tally,
 }
 
 impl Full {
     pub fn new(options: Options) -> Self {
-        Full { options }
+        Full {
+            options,
+            tally: Default::default(),
+        }
     }
 
     /// One violation's diagnostic.
@@ -64,10 +69,18 @@ impl Renderer for Full {
     }
 
     fn verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
+        self.tally.add(run.reports);
         write!(
             out,
             "{}",
             crate::render::report::render_summary(run.timeline, run.reports, self.options.all)
         )
+    }
+
+    fn end(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        if self.options.per_file {
+            self.tally.write(out)?;
+        }
+        Ok(())
     }
 }

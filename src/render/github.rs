@@ -95,6 +95,21 @@ impl Github {
     }
 }
 
+/// Which violations (model, k-th) get the `room` annotations left: every model's first, then every model's
+/// second, and so on.
+fn round_robin(counts: &[usize], room: usize) -> Vec<(usize, usize)> {
+    let mut picked = Vec::new();
+    let deepest = counts.iter().copied().max().unwrap_or(0);
+    for k in 0..deepest {
+        for (m, &n) in counts.iter().enumerate() {
+            if k < n && picked.len() < room {
+                picked.push((m, k));
+            }
+        }
+    }
+    picked
+}
+
 /// A violation's `::error` command: file, line, column, title `CODE Invariant`, and the message followed by
 /// its causal chain.
 pub fn annotation(timeline: &Timeline, v: &Violation) -> String {
@@ -130,6 +145,37 @@ impl Renderer for Github {
         self.annotate(out, f.timeline, f.violation)
     }
 
+    /// A whole run: the annotations left go round the models (each model's first violation before any
+    /// model's second), so a model later in the registry is not left without one by an earlier model's
+    /// many; the violations are written in the usual order.
+    fn run(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
+        let shown: Vec<Vec<&Violation>> = run
+            .reports
+            .iter()
+            .map(|r| Run::shown(r, self.options.all))
+            .collect();
+        let annotated = round_robin(
+            &shown.iter().map(Vec::len).collect::<Vec<_>>(),
+            MAX_ERRORS.saturating_sub(self.errors),
+        );
+        for (m, violations) in shown.iter().enumerate() {
+            for (k, v) in violations.iter().enumerate() {
+                if annotated.contains(&(m, k)) {
+                    self.errors += 1;
+                    writeln!(out, "{}", annotation(run.timeline, v))?;
+                } else {
+                    self.unannotated_errors += 1;
+                    writeln!(
+                        out,
+                        "ozone-conform: {}",
+                        super::concise::violation_line(run.timeline, v)
+                    )?;
+                }
+            }
+        }
+        self.verdicts(out, run)
+    }
+
     fn verdicts(&mut self, out: &mut dyn Write, run: &Run) -> io::Result<()> {
         for r in run.reports {
             self.verdict(out, run.name, r)?;
@@ -149,5 +195,21 @@ impl Renderer for Github {
             )?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round_robin;
+
+    #[test]
+    fn annotations_go_round_the_models() {
+        // 12 violations of the first model, one of the last: the last gets one of the ten.
+        let picked = round_robin(&[12, 0, 0, 1], 10);
+        assert_eq!(picked.len(), 10);
+        assert!(picked.contains(&(3, 0)));
+        assert_eq!(picked.iter().filter(|(m, _)| *m == 0).count(), 9);
+        assert_eq!(round_robin(&[2, 2], 3), [(0, 0), (1, 0), (0, 1)]);
+        assert!(round_robin(&[3], 0).is_empty());
     }
 }

@@ -13,12 +13,14 @@ pub mod concise;
 pub mod coverage;
 pub mod full;
 pub mod github;
+pub mod html;
 pub mod json;
 pub mod json_lines;
 pub mod junit;
 pub mod report;
 pub mod safe;
 pub mod sarif;
+pub mod tally;
 
 use crate::check::ModelReport;
 use crate::model::{Invariant, Verdict, Violation};

@@ -211,6 +211,22 @@ pub fn render_violation(
     handler
         .render_report(&mut out, &diag)
         .expect("rendering into a String cannot fail");
+    chain_heading(&out)
+}
+
+/// miette heads every related diagnostic `Advice:`; the causal chain is one thing with one heading.
+fn chain_heading(rendered: &str) -> String {
+    const RELATED: &str = "\nAdvice: \n";
+    let mut out = String::with_capacity(rendered.len());
+    let mut rest = rendered;
+    let mut first = true;
+    while let Some(at) = rest.find(RELATED) {
+        out.push_str(&rest[..at]);
+        out.push_str(if first { "\ncausal chain:\n" } else { "\n" });
+        first = false;
+        rest = &rest[at + RELATED.len()..];
+    }
+    out.push_str(rest);
     out
 }
 
