@@ -784,7 +784,8 @@ pub fn spawn_block_reader(
                 return;
             }
             let cut = match memchr::memrchr(b'\n', &buf) {
-                Some(i) => i + 1,
+                // A CRI partial line stays in the block of the line that finishes it.
+                Some(i) => crate::wrapper::keep_partials_together(&buf, i + 1),
                 None => buf.len(), // a line longer than MAX_LINE: cut it here
             };
             carry.extend_from_slice(&buf[cut..]);

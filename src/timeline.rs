@@ -621,7 +621,12 @@ fn attribute_to_banner_host(events: &mut InputEvents, stats: &mut InputStats) {
         }
         let strong = matches!(
             h.node_from,
-            Some(NodeSource::Cli | NodeSource::FileName | NodeSource::DockerPrefix)
+            Some(
+                NodeSource::Cli
+                    | NodeSource::FileName
+                    | NodeSource::DockerPrefix
+                    | NodeSource::Wrapper
+            )
         );
         if let (Some(n), false) = (host, strong) {
             let e = &mut events.heads[i];
