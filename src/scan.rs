@@ -304,9 +304,17 @@ impl<'a> Setup<'a> {
 /// detecting the layout.
 fn unwrapped_text(w: &Wrapper, block: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(block.len());
+    // Partial lines joined per stream, as the scan joins them.
+    let mut partial: HashMap<(Option<String>, wrapper::Channel), Vec<u8>> = HashMap::new();
     for line in block.split(|&b| b == b'\n').take(DETECT_LINES) {
-        if let Ok(u) = w.unwrap(strip_cr(line)) {
-            out.extend_from_slice(&u.text);
+        let Ok(u) = w.unwrap(strip_cr(line)) else {
+            continue;
+        };
+        let key = (u.node.as_deref().map(String::from), u.channel);
+        let so_far = partial.entry(key).or_default();
+        so_far.extend_from_slice(&u.text);
+        if !u.partial {
+            out.append(so_far);
             out.push(b'\n');
         }
     }
