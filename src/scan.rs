@@ -501,8 +501,8 @@ impl Setup<'_> {
         }
         // Partial lines never finished in this block (the input ends, or a run longer than a block): each
         // is the line it has so far.
-        for stream in 0..partials.len() {
-            if let Some(p) = partials[stream].take() {
+        for (stream, p) in std::mem::take(&mut partials).into_iter().enumerate() {
+            if let Some(p) = p {
                 let end = p.last_end;
                 self.take_partial(&mut scan, &mut current, bytes, block, stream, p, end);
             }

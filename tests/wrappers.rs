@@ -100,13 +100,15 @@ fn build(args: &[String], grammar: &Grammar) -> Timeline {
     )
 }
 
-/// The answer of a run. `original` gives a wrapped input's line as the fixture has it (path, line →
-/// fixture file, line and text); the excerpt a report shows, unwrapped, must be that line (or, for a line the
-/// runtime cut into partial lines, its start).
+/// Where a wrapped input's line came from: (path, line) → fixture file, line and text.
+type Original<'a> = &'a dyn Fn(&str, u64) -> Option<(String, u64, String)>;
+
+/// The answer of a run. A report's excerpt, unwrapped by its input's wrapper (`wrapper_of_input`, none for
+/// the unwrapped files), must be the fixture's line, or its start where the runtime cut it into partial lines.
 fn answer_of(
     tl: &Timeline,
-    wrapper: Option<&Wrapper>,
-    original: &dyn Fn(&str, u64) -> Option<(String, u64, String)>,
+    wrapper_of_input: &dyn Fn(&str) -> Option<Wrapper>,
+    original: Original,
 ) -> Answer {
     let reports = check::replay(tl, check::select(&[]).unwrap());
     reports
@@ -121,18 +123,22 @@ fn answer_of(
                     let excerpt = tl.excerpt(v.primary).text.into_owned();
                     let (file, line, text) = original(path, e.span.line)
                         .unwrap_or_else(|| panic!("{path}:{}: no fixture line", e.span.line));
-                    let shown = match wrapper {
+                    let (shown, partial) = match wrapper_of_input(path) {
                         Some(w) => {
-                            String::from_utf8_lossy(&w.unwrap(excerpt.as_bytes()).unwrap().text)
-                                .into_owned()
+                            let u = w.unwrap(excerpt.as_bytes()).unwrap();
+                            (String::from_utf8_lossy(&u.text).into_owned(), u.partial)
                         }
-                        None => excerpt,
+                        None => (excerpt, false),
                     };
-                    assert!(
-                        !shown.is_empty() && text.starts_with(&shown),
-                        "{path}:{}: shows {shown:?}, the fixture has {text:?}",
-                        e.span.line
-                    );
+                    if partial {
+                        assert!(
+                            !shown.is_empty() && text.starts_with(&shown),
+                            "{path}:{}: shows {shown:?}, the fixture has {text:?}",
+                            e.span.line
+                        );
+                    } else {
+                        assert_eq!(shown, text, "{path}:{}", e.span.line);
+                    }
                     Found {
                         invariant: v.invariant.to_string(),
                         node: v.node.as_deref().map(String::from),
@@ -169,7 +175,7 @@ fn canonical(fx: &Fixture, grammar: &Grammar) -> Answer {
         let text = fixture_line(fx, &file, line);
         Some((file, line, text))
     };
-    answer_of(&build(&args, grammar), None, &original)
+    answer_of(&build(&args, grammar), &|_| None, &original)
 }
 
 /// The node and service a fixture file is for (`ozone-hadoop-scm-scm1.log` → scm1, scm).
@@ -409,7 +415,7 @@ fn every_fixture_in_every_wrapper_keeps_the_verdicts_and_primary_lines() {
                     fx.name
                 );
             }
-            let got = answer_of(&tl, Some(&wrapper_of(how)), &original);
+            let got = answer_of(&tl, &|_| Some(wrapper_of(how)), &original);
             assert_eq!(got, want, "{}: wrapped as {how}", fx.name);
             runs += 1;
         }
@@ -482,52 +488,9 @@ fn two_wrappers_in_one_run_cri_for_the_scms_and_journald_for_the_rest() {
             let text = fixture_line(&fx, &file, l);
             Some((file, l, text))
         };
-        let got = answer_of_any(&tl, &wrappers, &original);
+        let got = answer_of(&tl, &|path| wrappers.get(path).cloned(), &original);
         assert_eq!(got, want, "{}: CRI and journald mixed", fx.name);
     }
-}
-
-/// [`answer_of`] with each input's excerpts unwrapped by that input's own wrapper.
-fn answer_of_any(
-    tl: &Timeline,
-    wrappers: &BTreeMap<String, Wrapper>,
-    original: &dyn Fn(&str, u64) -> Option<(String, u64, String)>,
-) -> Answer {
-    let reports = check::replay(tl, check::select(&[]).unwrap());
-    reports
-        .into_iter()
-        .map(|r| {
-            let mut found: Vec<Found> = r
-                .violations
-                .iter()
-                .map(|v| {
-                    let e = tl.events.get(v.primary);
-                    let path = &tl.inputs[e.span.input as usize].path;
-                    let excerpt = tl.excerpt(v.primary).text.into_owned();
-                    let (file, line, text) = original(path, e.span.line).unwrap();
-                    let shown = wrappers[path].unwrap(excerpt.as_bytes()).unwrap().text;
-                    assert_eq!(
-                        String::from_utf8_lossy(&shown),
-                        text,
-                        "{path}:{}",
-                        e.span.line
-                    );
-                    Found {
-                        invariant: v.invariant.to_string(),
-                        node: v.node.as_deref().map(String::from),
-                        text,
-                        at: Some((file, line)),
-                    }
-                })
-                .collect();
-            found.sort();
-            let verdict = serde_json::to_value(r.verdict).unwrap();
-            (
-                r.model.to_string(),
-                (verdict.as_str().unwrap().to_string(), found),
-            )
-        })
-        .collect()
 }
 
 fn bin() -> Command {
@@ -675,7 +638,7 @@ fn a_bad_wrapper_record_is_an_unparsed_line_with_its_reason_not_an_input_error()
             Some((file, l, text))
         };
         assert_eq!(
-            answer_of(&tl, Some(&wrapper_of(how)), &original),
+            answer_of(&tl, &|_| Some(wrapper_of(how)), &original),
             want,
             "{how}"
         );
