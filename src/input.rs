@@ -142,7 +142,8 @@ pub fn resolve_all(args: &[String], read_once: bool) -> Result<Resolved, InputEr
     } else {
         (named, Vec::new())
     };
-    let (sources, rotation) = order_families(kept);
+    let (mut sources, mut rotation) = order_families(kept);
+    crate::wrapper::order_container_runs(&mut sources, &mut rotation);
     Ok(Resolved {
         sources,
         skipped,

@@ -750,3 +750,60 @@ fn write_one(dir: &Path, name: &str, text: &str) -> String {
     std::fs::write(&p, text).unwrap();
     p.to_string_lossy().into_owned()
 }
+
+#[test]
+fn a_pods_container_runs_are_read_in_the_order_they_ran_whatever_their_ids() {
+    // /var/log/containers keeps a file per container id; a restart (a new banner) starts a new id. The ids
+    // are random, so the later run's file may come first by name: here it always does.
+    let grammar = Grammar::embedded().unwrap();
+    let mut restarts = 0;
+    for fx in fixtures() {
+        let want = canonical(&fx, &grammar);
+        let mut runs: Vec<Wrapped> = Vec::new();
+        for (file, bytes) in &fx.files {
+            let (node, service) = node_of(file);
+            let lines = receive_times(bytes);
+            let starts: Vec<usize> = lines
+                .iter()
+                .enumerate()
+                .filter(|(i, (_, l))| {
+                    *i > 0 && l.ends_with("STARTUP_MSG: ") && l.as_bytes()[0].is_ascii_digit()
+                })
+                .map(|(i, _)| i)
+                .collect();
+            let bounds: Vec<usize> = std::iter::once(0)
+                .chain(starts.iter().copied())
+                .chain(std::iter::once(lines.len()))
+                .collect();
+            restarts += bounds.len() - 2;
+            for (k, w) in bounds.windows(2).enumerate() {
+                // Later runs get smaller ids: name order is the reverse of the order they ran.
+                let id = format!("{:x}", 15 - k).repeat(64);
+                let mut text = String::new();
+                let mut map = LineMap::new();
+                for i in w[0]..w[1] {
+                    let (t, l) = &lines[i];
+                    text.push_str(&format!("{t} stderr F {l}\n"));
+                    map.push(Some((file.clone(), i as u64 + 1)));
+                }
+                runs.push(Wrapped {
+                    name: format!("{node}_ozone_{service}-{id}.log"),
+                    bytes: text.into_bytes(),
+                    map,
+                });
+            }
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let (mut paths, maps) = write_all(tmp.path(), &runs);
+        paths.sort();
+        let original = |path: &str, line: u64| {
+            let (file, l) = maps[path][line as usize - 1].clone()?;
+            let text = fixture_line(&fx, &file, l);
+            Some((file, l, text))
+        };
+        let tl = build(&paths, &grammar);
+        let got = answer_of(&tl, &|_| Some(Wrapper::Cri), &original);
+        assert_eq!(got, want, "{}: one CRI file per container run", fx.name);
+    }
+    assert!(restarts >= 5, "{restarts} restarts");
+}
