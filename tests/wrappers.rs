@@ -781,8 +781,7 @@ fn a_pods_container_runs_are_read_in_the_order_they_ran_whatever_their_ids() {
                 let id = format!("{:x}", 15 - k).repeat(64);
                 let mut text = String::new();
                 let mut map = LineMap::new();
-                for i in w[0]..w[1] {
-                    let (t, l) = &lines[i];
+                for (i, (t, l)) in lines.iter().enumerate().take(w[1]).skip(w[0]) {
                     text.push_str(&format!("{t} stderr F {l}\n"));
                     map.push(Some((file.clone(), i as u64 + 1)));
                 }
