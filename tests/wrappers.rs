@@ -806,3 +806,44 @@ fn a_pods_container_runs_are_read_in_the_order_they_ran_whatever_their_ids() {
     }
     assert!(restarts >= 5, "{restarts} restarts");
 }
+
+#[test]
+fn event_streams_of_wrapped_logs_replay_to_the_report_of_the_logs() {
+    // What the Spark job does (integrations/spark): `events` on each file where it lies, `check --events`
+    // over the streams on the driver. Wrapped logs go through it unchanged: the same report, byte for byte.
+    for name in ["scm-secret-keys/violating", "recon-om-sync/violating"] {
+        let fx = fixtures().into_iter().find(|f| f.name == name).unwrap();
+        for how in ["cri", "journald-json", "ndjson", "kubectl-prefix"] {
+            let tmp = tempfile::tempdir().unwrap();
+            let (paths, _) = write_all(tmp.path(), &wrap(&fx, how));
+            let mut streams = Vec::new();
+            for p in &paths {
+                let out = bin().args(["events", p]).output().unwrap();
+                assert!(
+                    out.status.success(),
+                    "{how}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                streams.extend_from_slice(&out.stdout);
+            }
+            let direct = bin()
+                .args(["check", "--all", "--format", "json"])
+                .args(&paths)
+                .output()
+                .unwrap();
+            let replayed = bin()
+                .args(["check", "--all", "--format", "json", "--events", "-"])
+                .write_stdin(streams)
+                .output()
+                .unwrap();
+            assert_eq!(direct.status.code(), Some(1), "{name} {how}");
+            assert_eq!(replayed.status.code(), direct.status.code(), "{name} {how}");
+            assert!(
+                replayed.stdout == direct.stdout,
+                "{name} {how}: the replayed report differs:\n{}\n---\n{}",
+                String::from_utf8_lossy(&replayed.stdout),
+                String::from_utf8_lossy(&direct.stdout)
+            );
+        }
+    }
+}
