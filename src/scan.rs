@@ -305,12 +305,17 @@ impl<'a> Setup<'a> {
 fn unwrapped_text(w: &Wrapper, block: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(block.len());
     // Partial lines joined per stream, as the scan joins them.
-    let mut partial: HashMap<(Option<String>, wrapper::Channel), Vec<u8>> = HashMap::new();
+    type StreamKey = (Option<String>, wrapper::Channel, Option<Vec<u8>>);
+    let mut partial: HashMap<StreamKey, Vec<u8>> = HashMap::new();
     for line in block.split(|&b| b == b'\n').take(DETECT_LINES) {
         let Ok(u) = w.unwrap(strip_cr(line)) else {
             continue;
         };
-        let key = (u.node.as_deref().map(String::from), u.channel);
+        let key = (
+            u.node.as_deref().map(String::from),
+            u.channel,
+            u.process.as_deref().map(<[u8]>::to_vec),
+        );
         let so_far = partial.entry(key).or_default();
         so_far.extend_from_slice(&u.text);
         if !u.partial {
@@ -427,6 +432,10 @@ impl Setup<'_> {
                 }
                 key.push(0);
                 key.extend_from_slice(u.channel.name().as_bytes());
+                if let Some(process) = &u.process {
+                    key.push(0);
+                    key.extend_from_slice(process);
+                }
                 let stream = Self::stream_index(&mut scan, &mut current, &mut partials, &key);
                 if u.partial {
                     // The start of a line: kept until the line that finishes it.
@@ -945,17 +954,10 @@ fn block_end(bytes: &[u8], start: usize, size: usize) -> usize {
     };
     // A CRI partial line stays in the block of the line that finishes it (the reader moves its cut back
     // instead, having read no further).
-    while end < bytes.len() && wrapper::is_cri_partial(strip_cr(last_line(&bytes[start..end]))) {
+    while end < bytes.len() && wrapper::unfinished_partial(&bytes[start..end]).is_some() {
         end = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i + 1);
     }
     end
-}
-
-/// The last line of a block that ends with a newline, without it.
-fn last_line(block: &[u8]) -> &[u8] {
-    let body = block.strip_suffix(b"\n").unwrap_or(block);
-    let start = memchr::memrchr(b'\n', body).map_or(0, |i| i + 1);
-    &body[start..]
 }
 
 impl<'a> InputScan<'a> {
@@ -1285,7 +1287,8 @@ impl InputScan<'_> {
         let rule = &self.setup.grammar.rules[m.rule as usize];
         let name = self.stream_names[stream as usize].clone();
         let state = self.streams.entry(name.clone()).or_default();
-        // A wrapped line's stream is `node NUL channel`: the node names it (pod, host), when there is one.
+        // A wrapped line's stream is `node NUL channel [NUL process]`: the node names it (pod, host), when
+        // there is one.
         let node_name = match self.setup.wrapper {
             Some(_) => name.split(|&b| b == 0).next().unwrap_or_default(),
             None => &name[..],
@@ -1482,6 +1485,89 @@ a_1  | STARTUP_MSG:   host = 41fda388584c/172.18.0.8\n";
             events[0].field("service"),
             Some(&Value::Str("StorageContainerManager".into()))
         );
+    }
+
+    #[test]
+    fn journal_units_on_one_host_fold_apart_and_the_host_names_the_node() {
+        let t = "2026-08-23T10:00:01+0000 host1";
+        let text = format!(
+            "-- Boot 0123456789abcdef --\n\
+{t} ozone-scm[1]: 2026-08-23 10:00:01,234 [main] INFO server.StorageContainerManagerStarter: STARTUP_MSG: \n\
+{t} ozone-recon[2]: 2026-08-23 10:00:01,300 [main] INFO recon.ReconServer: hello\n\
+{t} ozone-scm[1]: /************************************************************\n\
+{t} ozone-scm[1]: STARTUP_MSG: Starting StorageContainerManager\n\
+{t} ozone-scm[1]: STARTUP_MSG:   host = scm1/172.18.0.4\n"
+        );
+        let (stats, events, unparsed) = scan_text(text.as_bytes());
+        assert_eq!(stats.wrapper.as_deref(), Some("journald"));
+        assert_eq!(stats.records, 2);
+        assert_eq!(unparsed.len(), 1);
+        assert_eq!(unparsed[0].reason, UnparsedReason::Wrapper);
+        assert_eq!(unparsed[0].line, 1);
+        assert!(unparsed[0]
+            .detail
+            .as_deref()
+            .unwrap()
+            .contains("journalctl's own line"));
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].node.as_deref(), Some("host1"));
+        assert_eq!(events[0].node_from, Some(NodeSource::Wrapper));
+        assert_eq!(
+            events[0].field("service"),
+            Some(&Value::Str("StorageContainerManager".into()))
+        );
+        assert_eq!(events[0].span.line, 2);
+        assert_eq!(
+            events[0].span.byte_offset as usize,
+            text.find(&format!("{t} ozone-scm")).unwrap()
+        );
+        assert_eq!(
+            events[0].span.byte_offset as usize + events[0].span.byte_len as usize,
+            text.len() - 1
+        );
+    }
+
+    #[test]
+    fn cri_partial_lines_join_per_stream_into_one_record() {
+        let line = "2026-08-23 10:00:03,000 [x] INFO org.apache.hadoop.hdds.scm.ha.SCMHAManagerImpl: Replaced DB with checkpoint, term: 2, index: 202";
+        let (a, rest) = line.split_at(40);
+        let (b, c) = rest.split_at(50);
+        let t = "2026-08-23T10:00:03.000000001Z";
+        let text = format!(
+            "{t} stdout P {a}\n{t} stderr F WARNING: an illegal reflective access\n{t} stdout P {b}\n{t} stdout F {c}\n"
+        );
+        let (stats, events, unparsed) = scan_text(text.as_bytes());
+        assert_eq!(stats.wrapper.as_deref(), Some("cri"));
+        assert_eq!(stats.lines, 4);
+        assert_eq!(stats.records, 1);
+        assert_eq!(stats.continuation_lines, 2);
+        assert_eq!(unparsed.len(), 1);
+        assert_eq!(unparsed[0].reason, UnparsedReason::JvmMessage);
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].field("index"), Some(&Value::U64(202)));
+        assert_eq!(events[0].span.line, 1);
+        assert_eq!(events[0].span.byte_offset, 0);
+        assert_eq!(events[0].span.byte_len as usize, text.len() - 1);
+        // Cut into blocks anywhere, the parts stay together.
+        for block_size in [1, 7, 64] {
+            let grammar = Grammar::embedded().unwrap();
+            let mut cut_events = Vec::new();
+            let memory = InMemory {
+                path: "cri.log",
+                bytes: text.as_bytes(),
+                block_size,
+            };
+            scan_bytes(
+                0,
+                memory,
+                &grammar,
+                &ScanOptions::default(),
+                |e| cut_events.push(e),
+                |_| {},
+            );
+            assert_eq!(cut_events.len(), 1, "blocks of {block_size}");
+            assert_eq!(cut_events[0].span, events[0].span, "blocks of {block_size}");
+        }
     }
 
     #[test]

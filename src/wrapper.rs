@@ -68,6 +68,9 @@ pub struct Unwrapped<'a> {
     /// The node the wrapper names (pod, `_HOSTNAME`, the journal's host column), if any.
     pub node: Option<Cow<'a, str>>,
     pub channel: Channel,
+    /// The process on that node that wrote the line, where the wrapper tells (a journal's `unit[pid]`, a pod's
+    /// container): lines of two processes are two streams, whose records never fold into each other.
+    pub process: Option<Cow<'a, [u8]>>,
     /// The runtime's receive time, as written (parsed on demand: most lines never need it).
     pub time: Option<Cow<'a, [u8]>>,
     /// Only the start of a line; the next line of the same stream continues it.
@@ -178,11 +181,20 @@ impl Wrapper {
                 serde_json::Value::Number(n) => Some(Cow::Owned(n.to_string().into_bytes())),
                 _ => None,
             });
+        let process = PROCESS_FIELDS
+            .iter()
+            .find_map(|path| match lookup(doc, path)? {
+                serde_json::Value::String(s) => Some(s.clone()),
+                serde_json::Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            })
+            .map(|s| Cow::Owned(s.into_bytes()));
         Ok(Unwrapped {
             text: Cow::Owned(text),
             text_at: None,
             node,
             channel,
+            process,
             time,
             partial,
         })
@@ -202,6 +214,16 @@ const NODE_FIELDS: &[&str] = &[
     "host.name",
     "hostname",
     "host",
+];
+
+/// Which process on the node wrote the line: the container (shippers), the unit and pid (journald).
+const PROCESS_FIELDS: &[&str] = &[
+    "kubernetes.container_name",
+    "kubernetes.container.name",
+    "labels.container",
+    "container_name",
+    "_SYSTEMD_UNIT",
+    "SYSLOG_IDENTIFIER",
 ];
 
 /// Where the receive time is: json-file and Fluent Bit `time`, Loki `timestamp`, ECS `@timestamp`,
@@ -224,11 +246,15 @@ fn lookup<'v>(
 fn unwrap_kubectl(line: &[u8]) -> Result<Unwrapped<'_>, Malformed> {
     let mut at = 0;
     let mut node = None;
+    let mut process = None;
     if line.starts_with(b"[pod/") {
         let close = memchr::memchr(b']', line).ok_or("a `[pod/` prefix without its `]`")?;
         let inside = &line[5..close];
         let pod = match memchr::memchr(b'/', inside) {
-            Some(i) => &inside[..i],
+            Some(i) => {
+                process = Some(Cow::Borrowed(&inside[i + 1..]));
+                &inside[..i]
+            }
             None => inside,
         };
         node = Some(String::from_utf8_lossy(pod));
@@ -252,6 +278,7 @@ fn unwrap_kubectl(line: &[u8]) -> Result<Unwrapped<'_>, Malformed> {
         text_at: Some(at),
         node,
         channel: Channel::Unknown,
+        process,
         time,
         partial: false,
     })
@@ -288,6 +315,7 @@ fn unwrap_cri(line: &[u8]) -> Result<Unwrapped<'_>, Malformed> {
         text_at: Some(at),
         node: None,
         channel,
+        process: None,
         time: Some(Cow::Borrowed(&line[..n])),
         partial,
     })
@@ -314,6 +342,7 @@ fn unwrap_journald(line: &[u8]) -> Result<Unwrapped<'_>, Malformed> {
         text_at: Some(at),
         node: Some(String::from_utf8_lossy(host)),
         channel: Channel::Unknown,
+        process: Some(Cow::Borrowed(&after_host[..colon])),
         time: Some(Cow::Borrowed(&line[..n])),
         partial: false,
     })
@@ -483,30 +512,61 @@ fn json_kind(line: &[u8]) -> Option<Wrapper> {
     Some(Wrapper::Ndjson(field.to_string()))
 }
 
-/// Is this a CRI line tagged `P` (only the start of a line)? The block reader keeps such a line with the
-/// lines that finish it, so that a record's parts are never cut apart between blocks.
-pub fn is_cri_partial(line: &[u8]) -> bool {
-    matches!(unwrap_cri(line), Ok(u) if u.partial)
-}
+/// How far back [`unfinished_partial`] looks for a stream's last line: a line cut into parts is written at
+/// once, so its parts are never further apart than a few lines of the other stream.
+const PARTIAL_LOOKBACK: usize = 64;
 
-/// Where a block that would end at `cut` (just after a newline) should end so that no CRI partial line is
-/// parted from the lines that finish it: moved back to the start of the trailing run of `P` lines, unless
-/// that run is the whole block. Plain logs have no `P` lines: `cut` stays.
-pub fn keep_partials_together(block: &[u8], cut: usize) -> usize {
-    let mut end = cut;
-    loop {
-        let body = &block[..end.saturating_sub(1)];
-        let start = memchr::memrchr(b'\n', body).map_or(0, |i| i + 1);
-        if end == 0 || !is_cri_partial(strip_cr(&block[start..end.saturating_sub(1)])) {
+/// Where the earliest CRI partial line that no later line of `block` finishes begins (a byte offset into
+/// `block`), if any: a block must not end there, or the line's parts would be cut apart. `block` ends with a
+/// newline. Plain logs stop at their last line: it is no CRI line.
+pub fn unfinished_partial(block: &[u8]) -> Option<usize> {
+    // Per channel (stdout, stderr): decided once its last line is seen; if that is a `P`, where its run of
+    // `P` lines begins.
+    let mut decided = [false; 2];
+    let mut earliest: Option<usize> = None;
+    let mut run_open = [false; 2];
+    let mut end = block.len();
+    for _ in 0..PARTIAL_LOOKBACK {
+        if end == 0 || decided.iter().all(|d| *d) && !run_open.iter().any(|o| *o) {
             break;
+        }
+        let body = &block[..end - 1];
+        let start = memchr::memrchr(b'\n', body).map_or(0, |i| i + 1);
+        let Ok(u) = unwrap_cri(strip_cr(&block[start..end - 1])) else {
+            break;
+        };
+        let c = match u.channel {
+            Channel::Stderr => 1,
+            _ => 0,
+        };
+        if !decided[c] {
+            decided[c] = true;
+            run_open[c] = u.partial;
+        } else if run_open[c] && !u.partial {
+            // The `F` before the run: the run began after it.
+            run_open[c] = false;
+        }
+        if run_open[c] {
+            earliest = Some(start);
         }
         end = start;
     }
-    if end == 0 {
-        cut
-    } else {
-        end
+    earliest
+}
+
+/// Where a block read up to `cut` (just after a newline) should end so that no CRI partial line is parted
+/// from the line that finishes it: at the start of the earliest unfinished one, unless that is the block's
+/// start (a run longer than a block is cut where it must be). Plain logs keep `cut`.
+pub fn keep_partials_together(block: &[u8], cut: usize) -> usize {
+    match unfinished_partial(&block[..cut]) {
+        Some(start) if start > 0 => start,
+        _ => cut,
     }
+}
+
+/// Is this a CRI line tagged `P` (only the start of a line)?
+pub fn is_cri_partial(line: &[u8]) -> bool {
+    matches!(unwrap_cri(line), Ok(u) if u.partial)
 }
 
 fn strip_cr(line: &[u8]) -> &[u8] {
@@ -750,6 +810,15 @@ mod tests {
             .unwrap(br#"{"msg":"x"}"#)
             .unwrap_err()
             .contains("`log`"));
+    }
+
+    #[test]
+    fn an_unfinished_partial_is_found_across_the_other_stream() {
+        let block = b"2026-08-23T09:00:01Z stdout F zero\n2026-08-23T09:00:01Z stdout P one\n2026-08-23T09:00:01Z stderr F warn\n";
+        assert_eq!(unfinished_partial(block), Some(35));
+        let done = b"2026-08-23T09:00:01Z stdout P one\n2026-08-23T09:00:01Z stderr F warn\n2026-08-23T09:00:01Z stdout F two\n";
+        assert_eq!(unfinished_partial(done), None);
+        assert_eq!(unfinished_partial(b"plain line\n"), None);
     }
 
     #[test]

@@ -847,3 +847,23 @@ fn event_streams_of_wrapped_logs_replay_to_the_report_of_the_logs() {
         }
     }
 }
+
+#[test]
+fn the_scan_contract_holds_for_wrapped_input_cut_into_any_blocks() {
+    // The fuzz targets' contract (src/contract.rs): every line counted once, spans at line starts and ends,
+    // and the same events, unparsed lines and stats however the input is cut into blocks (down to a line a
+    // block, where CRI partial lines must still be joined).
+    let fx = fixtures()
+        .into_iter()
+        .find(|f| f.name == "recon-om-sync/violating")
+        .unwrap();
+    for how in WRAPPERS {
+        for w in wrap(&fx, how) {
+            for cut in [0u8, 1 + 4 * 3, 2 + 4 * 10, 3] {
+                let mut data = vec![0, cut];
+                data.extend_from_slice(&w.bytes);
+                ozone_conform::contract::scan(&data);
+            }
+        }
+    }
+}
