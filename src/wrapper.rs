@@ -181,14 +181,19 @@ impl Wrapper {
                 serde_json::Value::Number(n) => Some(Cow::Owned(n.to_string().into_bytes())),
                 _ => None,
             });
-        let process = PROCESS_FIELDS
-            .iter()
-            .find_map(|path| match lookup(doc, path)? {
-                serde_json::Value::String(s) => Some(s.clone()),
-                serde_json::Value::Number(n) => Some(n.to_string()),
-                _ => None,
-            })
-            .map(|s| Cow::Owned(s.into_bytes()));
+        // The container and its run: a shipper's stream of a restarted pod holds each run's lines under a
+        // new container id, and a run's records never continue in the next one.
+        let mut process: Vec<u8> = Vec::new();
+        for path in PROCESS_FIELDS {
+            let part = match lookup(doc, path) {
+                Some(serde_json::Value::String(s)) => s.clone(),
+                Some(serde_json::Value::Number(n)) => n.to_string(),
+                _ => continue,
+            };
+            process.extend_from_slice(part.as_bytes());
+            process.push(b'/');
+        }
+        let process = (!process.is_empty()).then_some(Cow::Owned(process));
         Ok(Unwrapped {
             text: Cow::Owned(text),
             text_at: None,
@@ -216,14 +221,19 @@ const NODE_FIELDS: &[&str] = &[
     "host",
 ];
 
-/// Which process on the node wrote the line: the container (shippers), the unit and pid (journald).
+/// Which process on the node wrote the line: the container and its id (shippers), the unit and pid
+/// (journald). Every one present counts.
 const PROCESS_FIELDS: &[&str] = &[
     "kubernetes.container_name",
     "kubernetes.container.name",
     "labels.container",
     "container_name",
+    "kubernetes.docker_id",
+    "kubernetes.container_id",
+    "kubernetes.container.id",
+    "container_id",
     "_SYSTEMD_UNIT",
-    "SYSLOG_IDENTIFIER",
+    "_PID",
 ];
 
 /// Where the receive time is: json-file and Fluent Bit `time`, Loki `timestamp`, ECS `@timestamp`,
@@ -456,7 +466,8 @@ pub fn detect(first_block: &[u8]) -> Option<Wrapper> {
     }
     let most = |w: &Wrapper| lines.iter().filter(|l| w.unwrap(l).is_ok()).count() * 2 > lines.len();
     if lines[0].starts_with(b"{") {
-        let w = json_kind(lines[0])?;
+        // The first object that parses says which JSON it is (a broken first line is only a bad record).
+        let w = lines.iter().take(20).find_map(|l| json_kind(l))?;
         return most(&w).then_some(w);
     }
     // Most specific first: a CRI line is also a timestamped line, and so is a journal line.
@@ -781,6 +792,13 @@ mod tests {
             parse_time(&u.time.unwrap()),
             parse_time(b"2026-08-23T09:00:01.123Z")
         );
+    }
+
+    #[test]
+    fn a_broken_first_object_does_not_hide_the_json_wrapper() {
+        let good = r#"{"log":"2026-08-23 09:00:01,123 [main] INFO a.B: x\n","stream":"stderr","time":"2026-08-23T09:00:01Z"}"#;
+        let text = format!("{{\"log\":\"cut\n{good}\n{good}\n");
+        assert_eq!(detect(text.as_bytes()), Some(Wrapper::DockerJson));
     }
 
     #[test]
