@@ -1571,6 +1571,32 @@ a_1  | STARTUP_MSG:   host = 41fda388584c/172.18.0.8\n";
     }
 
     #[test]
+    fn a_new_container_id_in_a_shippers_stream_starts_a_new_run_of_the_same_pod() {
+        let entry = |id: &str, line: &str| {
+            format!(
+                "{{\"log\":{},\"kubernetes\":{{\"pod_name\":\"scm-0\",\"container_name\":\"scm\",\"docker_id\":\"{id}\"}}}}\n",
+                serde_json::to_string(line).unwrap()
+            )
+        };
+        let text = [
+            entry("aaa", "2026-08-23 10:00:01,234 [main] INFO org.apache.hadoop.hdds.scm.server.StorageContainerManagerStarter: STARTUP_MSG: "),
+            entry("aaa", "/************************************************************"),
+            // The container restarted: its first line is no continuation of the last run's record.
+            entry("bbb", "STARTUP_MSG: Starting StorageContainerManager"),
+        ]
+        .concat();
+        let (stats, events, unparsed) = scan_text(text.as_bytes());
+        assert_eq!(stats.wrapper.as_deref(), Some("ndjson:log"));
+        assert_eq!(stats.records, 1);
+        assert_eq!(stats.continuation_lines, 1);
+        assert_eq!(unparsed.len(), 1);
+        assert_eq!(unparsed[0].line, 3);
+        assert_eq!(unparsed[0].reason, UnparsedReason::BeforeFirstRecord);
+        // A banner cut off after its first lines is no start.
+        assert!(events.is_empty());
+    }
+
+    #[test]
     fn no_layout_is_reported() {
         let (stats, events, unparsed) = scan_text(b"\x00\x01garbage\nmore garbage\n");
         assert!(events.is_empty());
