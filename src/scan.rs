@@ -1571,6 +1571,26 @@ a_1  | STARTUP_MSG:   host = 41fda388584c/172.18.0.8\n";
     }
 
     #[test]
+    fn docker_json_entries_without_their_newline_join_the_next() {
+        let line = "2026-08-23 10:00:03,000 [x] INFO org.apache.hadoop.hdds.scm.ha.SCMHAManagerImpl: Replaced DB with checkpoint, term: 2, index: 202";
+        let (a, b) = line.split_at(60);
+        let entry = |log: &str| {
+            format!(
+                "{{\"log\":{},\"stream\":\"stderr\",\"time\":\"2026-08-23T10:00:03.000000001Z\"}}\n",
+                serde_json::to_string(log).unwrap()
+            )
+        };
+        let text = [entry(a), entry(&format!("{b}\n"))].concat();
+        let (stats, events, unparsed) = scan_text(text.as_bytes());
+        assert_eq!(stats.wrapper.as_deref(), Some("docker-json"));
+        assert!(unparsed.is_empty());
+        assert_eq!((stats.records, stats.continuation_lines), (1, 1));
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].field("index"), Some(&Value::U64(202)));
+        assert_eq!(events[0].span.byte_len as usize, text.len() - 1);
+    }
+
+    #[test]
     fn a_new_container_id_in_a_shippers_stream_starts_a_new_run_of_the_same_pod() {
         let entry = |id: &str, line: &str| {
             format!(
