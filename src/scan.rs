@@ -163,7 +163,7 @@ pub struct ScanOptions {
     /// `--wrapper`: what collected the logs; detected per input when not given.
     pub wrapper: Option<Wrapper>,
     /// `--max-skew`: how far a wrapper's receive time may be from a log4j time it makes exact (default
-    /// [`crate::timeline::DEFAULT_MAX_SKEW_MS`]).
+    /// [`crate::time::DEFAULT_MAX_SKEW_MS`]).
     pub max_skew_ms: Option<i64>,
 }
 
@@ -295,7 +295,7 @@ impl<'a> Setup<'a> {
             coarse_clock,
             max_skew_ms: options
                 .max_skew_ms
-                .unwrap_or(crate::timeline::DEFAULT_MAX_SKEW_MS),
+                .unwrap_or(crate::time::DEFAULT_MAX_SKEW_MS),
         }
     }
 }

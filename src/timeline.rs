@@ -24,8 +24,8 @@ use std::sync::Arc;
 /// Clock, input, byte offset: how ready events are ordered.
 type OrderKey = (i64, u32, u64);
 
-/// Default tolerance for clock differences between nodes.
-pub const DEFAULT_MAX_SKEW_MS: i64 = 1000;
+/// Default tolerance for clock differences between nodes (defined with the clock, which the scan also uses).
+pub use crate::time::DEFAULT_MAX_SKEW_MS;
 
 /// Which nodes a model watches: the nodes the logs say run `service`, and, among the nodes whose service the
 /// logs do not tell (stdin without a banner, a renamed file), those that log an event for which

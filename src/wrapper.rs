@@ -613,7 +613,7 @@ pub fn pod_of_path(path: &std::path::Path) -> Option<String> {
 /// The container a Kubernetes log file is for, whatever run of it: `<pod>_<namespace>_<container>` of
 /// `/var/log/containers/<pod>_<namespace>_<container>-<id>.log` (a restarted container gets a new id), or the
 /// directory of `/var/log/pods/<namespace>_<pod>_<uid>/<container>/<restart>.log`.
-fn container_of_path(path: &std::path::Path) -> Option<String> {
+pub fn container_of_path(path: &std::path::Path) -> Option<String> {
     pod_of_path(path)?;
     let name = path.file_name()?.to_str()?;
     let stem = name
@@ -627,7 +627,7 @@ fn container_of_path(path: &std::path::Path) -> Option<String> {
 }
 
 /// The receive time on a file's first line, for the files of one container's runs.
-fn first_receive_time(path: &std::path::Path) -> Option<i64> {
+pub fn first_receive_time(path: &std::path::Path) -> Option<i64> {
     use std::io::Read;
     let mut head = Vec::with_capacity(64);
     std::fs::File::open(path)
@@ -636,52 +636,6 @@ fn first_receive_time(path: &std::path::Path) -> Option<i64> {
         .read_to_end(&mut head)
         .ok()?;
     parse_time(&head[..rfc3339_len(&head)?])
-}
-
-/// Puts the files of one Kubernetes container's runs (one per container id or restart count) in the order
-/// they ran, by the receive time of their first lines, in the places the files held: their names (random
-/// container ids) say nothing of it, and a pod's runs are one node's log, read oldest first like a rotation.
-/// `notes` (one per source) move with their files.
-pub fn order_container_runs<T>(sources: &mut [crate::input::Source], notes: &mut [T]) {
-    use crate::input::Source;
-    let mut groups: std::collections::BTreeMap<String, Vec<usize>> = Default::default();
-    for (i, s) in sources.iter().enumerate() {
-        if let Source::File(p) = s {
-            if let Some(c) = container_of_path(p) {
-                groups.entry(c).or_default().push(i);
-            }
-        }
-    }
-    for places in groups.values().filter(|g| g.len() > 1) {
-        let mut runs: Vec<(Option<i64>, usize)> = places
-            .iter()
-            .map(|&i| match &sources[i] {
-                Source::File(p) => (first_receive_time(p), i),
-                _ => (None, i),
-            })
-            .collect();
-        runs.sort();
-        let order: Vec<usize> = runs.into_iter().map(|(_, i)| i).collect();
-        permute(sources, places, &order);
-        permute(notes, places, &order);
-    }
-}
-
-/// Puts the item now at `order[k]` at `places[k]`, by swaps (`order` is a permutation of `places`).
-fn permute<T>(items: &mut [T], places: &[usize], order: &[usize]) {
-    // `at[k]`: where the item that belongs at `places[k]` is now.
-    let mut at = order.to_vec();
-    for k in 0..places.len() {
-        let (to, from) = (places[k], at[k]);
-        if to != from {
-            items.swap(to, from);
-            // The item that was at `to` is now at `from`: whoever wants it looks there.
-            if let Some(j) = (k + 1..at.len()).find(|&j| at[j] == to) {
-                at[j] = from;
-            }
-        }
-        at[k] = to;
-    }
 }
 
 /// A log4j time made exact by the wrapper's receive time. log4j prints local time without a zone, and some
@@ -869,17 +823,6 @@ mod tests {
         // Too far apart: left alone.
         let off = Timestamp::from_parts(2026, 8, 23, 9, 7, 1, 0);
         assert_eq!(refine(off, z, 500), off);
-    }
-
-    #[test]
-    fn a_permutation_puts_each_item_in_its_place() {
-        let mut v = vec!['a', 'b', 'c', 'd', 'e'];
-        // Places 0, 2, 4 take the items now at 4, 0, 2.
-        permute(&mut v, &[0, 2, 4], &[4, 0, 2]);
-        assert_eq!(v, ['e', 'b', 'a', 'd', 'c']);
-        let mut v = vec![1, 2, 3];
-        permute(&mut v, &[0, 1, 2], &[1, 2, 0]);
-        assert_eq!(v, [2, 3, 1]);
     }
 
     #[test]
