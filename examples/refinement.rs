@@ -1,10 +1,10 @@
 //! The long run of the refinement test (`src/refinement`): random behaviours of each mirror, rendered as
 //! Ozone logs and checked; prints the agreement table and every disagreement's seed.
 //!
-//! `cargo run --release --example refinement -- --behaviours 100000 [--model M] [--seed BASE]`
+//! `cargo run --release --example refinement -- --behaviours 100000 [--model M] [--layout L] [--seed BASE]`
 //! `cargo run --release --example refinement -- --model M --dump SEED [--fixed] DIR` writes one behaviour's logs.
 
-use ozone_conform::refinement::{Config, Table};
+use ozone_conform::refinement::{Config, Layout, Table};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -13,6 +13,7 @@ fn main() {
     let mut base = 0u64;
     let mut dump: Option<u64> = None;
     let mut fixed = false;
+    let mut layouts: Vec<Layout> = Vec::new();
     let mut dir = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -27,8 +28,19 @@ fn main() {
             "--seed" => base = val().parse().expect("--seed N"),
             "--dump" => dump = Some(val().parse().expect("--dump SEED")),
             "--fixed" => fixed = true,
+            "--layout" => {
+                let name = val();
+                let l = Layout::ALL
+                    .into_iter()
+                    .find(|l| l.name() == name)
+                    .unwrap_or_else(|| panic!("--layout daemon|console|one-jvm, not {name}"));
+                layouts.push(l);
+            }
             d => dir = Some(d.to_string()),
         }
+    }
+    if layouts.is_empty() {
+        layouts = Layout::ALL.to_vec();
     }
     if models.is_empty() {
         models = ozone_conform::bugs::BUGS
@@ -51,12 +63,14 @@ fn main() {
     let mut failed = false;
     for m in &models {
         for config in [Config::Bug, Config::Fixed] {
-            let start = std::time::Instant::now();
-            let t = bug(m).refinement.run(config, n, base);
-            println!("{} ({:.1} s)", t.row(), start.elapsed().as_secs_f64());
-            for (seed, d) in &t.disagreements {
-                failed = true;
-                eprintln!("{m} {:?} seed {seed}: {d}", config);
+            for &layout in &layouts {
+                let start = std::time::Instant::now();
+                let t = bug(m).refinement.run(config, layout, n, base);
+                println!("{} ({:.1} s)", t.row(), start.elapsed().as_secs_f64());
+                for (seed, d) in &t.disagreements {
+                    failed = true;
+                    eprintln!("{m} {config:?} {} seed {seed}: {d}", layout.name());
+                }
             }
         }
     }

@@ -15,6 +15,7 @@ pub mod audit;
 pub mod bugs;
 pub mod check;
 pub mod cli;
+pub mod clock;
 #[doc(hidden)]
 #[allow(clippy::result_large_err)] // trace errors carry their source text, as in crate::tla
 pub mod contract;

@@ -92,7 +92,7 @@ pub fn check_live(
     models: &[crate::bugs::Bug],
     all: bool,
     max_skew_ms: i64,
-    utc_offset_ms: Option<i64>,
+    utc_offsets: crate::clock::GivenOffsets,
     stop: &AtomicBool,
     on_unparsed: OnUnparsed,
     on_violation: &mut dyn FnMut(&Timeline, &ModelReport, Found),
@@ -163,7 +163,7 @@ pub fn check_live(
             .map(|s| s.layout.as_deref() == Some("test"))
             .collect();
         let mut timeline = from_events(inputs, a.per_input.clone(), test_output, max_skew_ms);
-        timeline.utc_offset_ms = utc_offset_ms;
+        timeline.set_utc_offsets(utc_offsets.clone());
         timeline
     };
     let grammar = Arc::new(grammar.clone());

@@ -256,6 +256,30 @@ struct BlockScan {
     malformed: Vec<(LineRef, String)>,
 }
 
+/// The UTF-8 byte order mark some editors and Windows tools put at the start of a file.
+const UTF8_BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+
+/// How far into a line a header is looked for behind junk bytes.
+const MAX_JUNK: usize = 64 * 1024;
+
+/// A byte no log text starts with: ASCII control bytes other than tab, and bytes of a BOM or of broken UTF-8
+/// (all ≥ 0x80; a line of real non-ASCII text that fits no header is searched in vain, and stays as it was).
+fn is_junk_byte(b: u8) -> bool {
+    (b < 0x20 && b != b'\t') || b == 0x7F || b >= 0x80
+}
+
+/// Where a header may start in a line that starts with junk bytes: each end of a run of them (none for a line
+/// that starts with text).
+fn junk_ends(line: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let starts_with_junk = line.first().is_some_and(|&b| is_junk_byte(b));
+    let limit = if starts_with_junk {
+        line.len().min(MAX_JUNK)
+    } else {
+        0
+    };
+    (1..limit).filter(move |&i| is_junk_byte(line[i - 1]) && !is_junk_byte(line[i]))
+}
+
 fn strip_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
@@ -554,29 +578,67 @@ impl Setup<'_> {
         l: LogicalLine<'_>,
     ) {
         let LogicalLine {
-            line: this,
-            first_raw: raw,
+            line: mut this,
+            first_raw: mut raw,
             stream,
-            content,
-            content_at,
+            mut content,
+            mut content_at,
             received,
         } = l;
-        let header = self
-            .primary
-            .as_ref()
-            .and_then(|l| l.match_header(content).map(|h| (h, None)));
-        let header = header.or_else(|| {
-            // Only lines that start like a header (a digit or `[`) may be in another layout: stack
-            // traces and banner lines never do, so this stays off the common path.
-            match content.first() {
-                Some(c) if c.is_ascii_digit() || *c == b'[' => self
-                    .others
-                    .iter()
-                    .enumerate()
-                    .find_map(|(i, l)| l.match_header(content).map(|h| (h, Some(i)))),
-                _ => None,
+        let mut header = self.match_any_header(content);
+        if header.is_none() {
+            // Bytes that are no text before a header on the same line (a UTF-8 BOM, the NUL padding a
+            // crash leaves, a partial binary line): the record starts where the header does.
+            if let Some((cut, h)) = self.header_after_junk(content) {
+                // In a wrapped line the junk is inside the log's own text: the physical line stays whole (its
+                // record starts where it starts), and the junk is told with that line.
+                let wrapped = self.wrapper.is_some();
+                let skip = content_at.unwrap_or(0);
+                let junk = if wrapped {
+                    LineRef {
+                        end: this.start + raw.len() as u32,
+                        ..this
+                    }
+                } else {
+                    LineRef {
+                        start: this.start,
+                        end: this.start + (skip + cut) as u32,
+                        line_idx: this.line_idx,
+                    }
+                };
+                let is_bom = !wrapped
+                    && block.offset + this.start as u64 == 0
+                    && content[..cut] == UTF8_BOM[..];
+                let part = &mut scan.streams[stream];
+                if is_bom {
+                    // An encoding mark, not content: nothing to report.
+                } else if !part.has_header {
+                    part.leading.push(Leading {
+                        line: junk,
+                        content: wrapped.then(|| content[..cut].into()),
+                        end: junk.end,
+                    });
+                } else if let Some(ci) = current[stream] {
+                    // As before the header was found inside the line: the junk continues the record.
+                    let c = &mut scan.candidates[ci];
+                    if c.text.len() < MAX_RECORD_TEXT {
+                        c.text.push(b'\n');
+                        c.text.extend_from_slice(&content[..cut]);
+                    }
+                    if !wrapped {
+                        c.end = block.offset + junk.end as u64;
+                    }
+                }
+                content = &content[cut..];
+                if wrapped {
+                    content_at = content_at.map(|at| at + cut);
+                } else {
+                    raw = &raw[cut..];
+                    this.start += cut as u32;
+                }
+                header = Some(h);
             }
-        });
+        }
         let Some((h, other)) = header else {
             // A continuation line (or one before any record of its stream).
             let part = &mut scan.streams[stream];
@@ -653,6 +715,36 @@ impl Setup<'_> {
             });
             current[stream] = Some(scan.candidates.len() - 1);
         }
+    }
+
+    /// The header `content` starts with, in the input's layout or (for a line that starts like a header: a
+    /// digit or `[`) another builtin one.
+    fn match_any_header(&self, content: &[u8]) -> Option<(crate::layout::Header, Option<usize>)> {
+        let header = self
+            .primary
+            .as_ref()
+            .and_then(|l| l.match_header(content).map(|h| (h, None)));
+        header.or_else(|| {
+            // Stack traces and banner lines never start with a digit or `[`, so this stays off the common path.
+            match content.first() {
+                Some(c) if c.is_ascii_digit() || *c == b'[' => self
+                    .others
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, l)| l.match_header(content).map(|h| (h, Some(i)))),
+                _ => None,
+            }
+        })
+    }
+
+    /// A line that starts with bytes that are no text (a BOM, NULs, control or invalid UTF-8 bytes) and holds a
+    /// header after them: where the header starts, and the header. Only lines that start that way are
+    /// searched (no record's continuation line does), and only up to [`MAX_JUNK`] bytes.
+    fn header_after_junk(
+        &self,
+        content: &[u8],
+    ) -> Option<(usize, (crate::layout::Header, Option<usize>))> {
+        junk_ends(content).find_map(|i| self.match_any_header(&content[i..]).map(|h| (i, h)))
     }
 
     fn close(&self, c: &mut Candidate) {
@@ -756,10 +848,11 @@ fn detect(bytes: &[u8], given: Option<&Layout>) -> (Option<Layout>, bool, &'stat
     }
     let mut best: Option<(usize, Layout)> = None;
     for layout in builtin_layouts() {
-        let n = contents
-            .iter()
-            .filter(|l| layout.match_header(l).is_some())
-            .count();
+        let fits = |l: &[u8]| {
+            layout.match_header(l).is_some()
+                || junk_ends(l).any(|i| layout.match_header(&l[i..]).is_some())
+        };
+        let n = contents.iter().filter(|l| fits(l)).count();
         if n > 0 && best.as_ref().is_none_or(|(m, _)| n > *m) {
             best = Some((n, layout));
         }

@@ -5,6 +5,7 @@
 //! in a happens-before graph (petgraph) that win over clocks. The merge is a topological sort that, among the
 //! events whose predecessors are done, takes the earliest clock first.
 
+use crate::clock::{Clocks, GivenOffsets};
 use crate::event::{Event, NodeSource};
 use crate::event_store::{EventStore, Head, InputData, InputEvents, NO_NODE};
 use crate::excerpt::{self, Excerpt};
@@ -74,8 +75,8 @@ pub struct Timeline {
     pub max_skew_ms: i64,
     /// Causal edges that contradict the clocks by more than the tolerance: (earlier, later) event indices.
     pub skew_warnings: Vec<(usize, usize)>,
-    /// The logs' offset from UTC (`--log-utc-offset`), where known: log4j prints local time.
-    pub utc_offset_ms: Option<i64>,
+    /// Each node's offset from UTC (log4j prints local time) and whether its clock orders it against others.
+    pub clocks: Clocks,
     /// Nodes whose logs begin with their start (a banner, an in-JVM start, or SCM construction): their
     /// whole run is in view.
     pub started_in_view: std::collections::HashSet<Arc<str>>,
@@ -342,7 +343,7 @@ pub fn from_inputs(
         position[i as usize] = pos as u32;
     }
     let happens_before = graph.renumbered(&position);
-    let skew_warnings = skew_warnings
+    let skew_warnings: Vec<(usize, usize)> = skew_warnings
         .into_iter()
         .map(|(a, b)| (position[a] as usize, position[b] as usize))
         .collect();
@@ -407,8 +408,9 @@ pub fn from_inputs(
             life.set(i, step);
         }
     }
+    let clocks = Clocks::learn(&events, &node_names, &skew_warnings, max_skew_ms);
     crate::timings::phase("merge: renumbering, nodes and lifecycle", &mut clock);
-    Timeline {
+    let mut timeline = Timeline {
         kinds_by_node,
         life,
         inputs,
@@ -421,11 +423,33 @@ pub fn from_inputs(
         max_skew_ms,
         skew_warnings,
         started_in_view,
-        utc_offset_ms: None,
-    }
+        clocks,
+    };
+    timeline.set_utc_offsets(GivenOffsets::default());
+    timeline
 }
 
 impl Timeline {
+    /// Takes the user's `--log-utc-offset` values, and warns (on the input of the node's first event) about every
+    /// node whose clock its lines contradict.
+    pub fn set_utc_offsets(&mut self, given: GivenOffsets) {
+        let prefix = "clock: ";
+        for stats in &mut self.inputs {
+            stats.warnings.retain(|w| !w.starts_with(prefix));
+        }
+        self.clocks.set_given(given);
+        for (key, warning) in self.clocks.warnings() {
+            let input = self
+                .events
+                .heads()
+                .find(|h| h.node() == Some(key))
+                .map_or(0, |h| h.span.input as usize);
+            if let Some(stats) = self.inputs.get_mut(input) {
+                stats.warnings.push(format!("{prefix}{warning}"));
+            }
+        }
+    }
+
     /// The first line of event `index`'s record, as a report shows it: the event's own, or read back from its
     /// input file ([`crate::excerpt`]), or the note that the file no longer holds it.
     pub fn excerpt(&self, index: usize) -> Excerpt<'_> {
@@ -462,7 +486,9 @@ impl Timeline {
         {
             return true;
         }
-        if let (Some(tx), Some(ty)) = (x.time(), y.time()) {
+        // Clocks order lines of different nodes only where both clocks are trusted.
+        let suspect = |h: &Head| h.node().is_some_and(|k| self.clocks.suspect(k).is_some());
+        if let (Some(tx), Some(ty), false) = (x.time(), y.time(), suspect(x) || suspect(y)) {
             if (tx.millis - ty.millis).abs() > self.max_skew_ms {
                 return true;
             }

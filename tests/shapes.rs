@@ -851,3 +851,56 @@ fn a_part_of_only_continuation_lines_is_a_warning_not_an_abort() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no known log layout fits this input"));
 }
+
+/// Issue 19, item 5: bytes before the first record never hide it. Each per-node file in the console layout
+/// under a name that tells no node (so the first record, the banner, is what names the node), behind a UTF-8
+/// BOM, behind a truncated partial line, and behind NUL padding on the first record's own line: the answer
+/// of the plain files. The partial line and the padding are counted as unparsed, the BOM is not.
+#[test]
+fn a_bom_or_junk_before_the_first_record_never_hides_it() {
+    let grammar = Grammar::embedded().unwrap();
+    for fx in fixtures() {
+        // The primary lines as the console layout prints them.
+        let loose: Answer = without_places(&canonical(&fx, &grammar))
+            .into_iter()
+            .map(|(m, (v, found))| {
+                let found = found
+                    .into_iter()
+                    .map(|f| Found {
+                        text: console_line(&f.text),
+                        ..f
+                    })
+                    .collect();
+                (m, (v, found))
+            })
+            .collect();
+        let tmp = tempfile::tempdir().unwrap();
+        for (shape, lead, unparsed) in [
+            ("bom", &b"\xEF\xBB\xBF"[..], 0u64),
+            (
+                "partial line",
+                &b"ing the previous run's last record\n"[..],
+                1,
+            ),
+            ("nul padding", &b"\0\0\0\0\0\0\0\0"[..], 1),
+        ] {
+            let dir = tmp.path().join(shape.replace(' ', "-"));
+            let files: Vec<String> = fx
+                .files
+                .iter()
+                .enumerate()
+                .map(|(i, (_, b))| write(&dir, &anonymous(i), &[lead, &console(b)].concat()))
+                .collect();
+            let tl = build(&files, &grammar);
+            let got = answer_of(&tl, &nowhere);
+            assert_eq!(without_places(&got), loose, "{}: {shape}", fx.name);
+            for stats in &tl.inputs {
+                assert_eq!(
+                    stats.unparsed, unparsed,
+                    "{}: {shape}: {}",
+                    fx.name, stats.path
+                );
+            }
+        }
+    }
+}

@@ -151,10 +151,12 @@ pub struct CheckArgs {
     /// Clock skew tolerated between nodes, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = crate::timeline::DEFAULT_MAX_SKEW_MS as u64)]
     pub max_skew: u64,
-    /// The logs' offset from UTC, e.g. `+02:00` or `-05:00` (log4j prints local time; secret key expiry
-    /// is in UTC). Without it, keys that expire within 14 hours of a line are not judged.
-    #[arg(long, value_name = "±HH:MM", value_parser = parse_utc_offset, allow_hyphen_values = true)]
-    pub log_utc_offset: Option<i64>,
+    /// The logs' offset from UTC: `+02:00` for every node, or `NODE=-05:00` for one (repeatable). Log4j
+    /// prints local time; secret key expiry is in UTC. Without it, each node's offset is read off its own
+    /// key-generation lines, else off its peers' where its own lines agree; keys that expire within 14 hours
+    /// of a line of a node whose offset is unknown are not judged.
+    #[arg(long, value_name = "[NODE=]±HH:MM", value_parser = parse_node_utc_offset, allow_hyphen_values = true)]
+    pub log_utc_offset: Vec<(Option<String>, i64)>,
     /// Follow the files as they grow (like `tail -F`, across rotation by rename or copytruncate) and report
     /// violations as they happen; on SIGINT or SIGTERM prints the verdicts so far and exits 1 if
     /// a violation was found, else 0. Needs a line format (full, concise, json-lines,
@@ -466,6 +468,40 @@ pub fn prepare_runs(args: &InputArgs, per_file: bool) -> Result<Prepared, Report
     })
 }
 
+/// `scm2=+01:00` (one node) or `+01:00` (every node).
+fn parse_node_utc_offset(s: &str) -> Result<(Option<String>, i64), String> {
+    match s.split_once('=') {
+        Some((node, offset)) if !node.is_empty() => {
+            Ok((Some(node.to_string()), parse_utc_offset(offset)?))
+        }
+        Some(_) => Err(format!(
+            "`{s}`: a node name goes before `=`, like scm2=+01:00"
+        )),
+        None => Ok((None, parse_utc_offset(s)?)),
+    }
+}
+
+/// The `--log-utc-offset` values as offsets: one for all nodes at most, one per node at most.
+fn given_offsets(values: &[(Option<String>, i64)]) -> Result<crate::clock::GivenOffsets, Report> {
+    let mut given = crate::clock::GivenOffsets::default();
+    for (node, ms) in values {
+        let clash = match node {
+            None => given.all.replace(*ms).is_some_and(|o| o != *ms),
+            Some(n) => given
+                .by_node
+                .insert(n.clone(), *ms)
+                .is_some_and(|o| o != *ms),
+        };
+        if clash {
+            return Err(miette!(
+                "--log-utc-offset gives {} two different offsets",
+                node.as_deref().unwrap_or("all nodes")
+            ));
+        }
+    }
+    Ok(given)
+}
+
 /// `+02:00`, `-05:00`, `+0530`, `Z` → milliseconds east of UTC.
 fn parse_utc_offset(s: &str) -> Result<i64, String> {
     if s == "Z" || s == "UTC" {
@@ -771,8 +807,8 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         output,
         coverage,
     } = check;
-    let (format, all, per_file, max_skew, log_utc_offset) =
-        (*format, *all, *per_file, *max_skew, *log_utc_offset);
+    let (format, all, per_file, max_skew) = (*format, *all, *per_file, *max_skew);
+    let log_utc_offset = given_offsets(log_utc_offset)?;
     use crate::model::Verdict;
     use std::io::IsTerminal;
     let max_skew = i64::try_from(max_skew)
@@ -811,7 +847,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
                 models,
                 all,
                 max_skew,
-                log_utc_offset,
+                log_utc_offset.clone(),
                 args.verbose,
             );
         }
@@ -871,7 +907,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
             );
         }
         let mut timeline = crate::timeline::from_inputs(stats, per_input, test_output, max_skew);
-        timeline.utc_offset_ms = log_utc_offset;
+        timeline.set_utc_offsets(log_utc_offset.clone());
         let mut clock = std::time::Instant::now();
         let monitors = crate::check::monitors(models);
         // With coverage, the same pass also gives each model's witnessed spec actions.
@@ -1004,7 +1040,7 @@ fn check_live(
     models: &[crate::bugs::Bug],
     all: bool,
     max_skew: i64,
-    log_utc_offset: Option<i64>,
+    log_utc_offset: crate::clock::GivenOffsets,
     verbose: bool,
 ) -> Result<i32, Report> {
     use crate::live::Found as Live;
@@ -1140,6 +1176,18 @@ mod tests {
         assert!(parse_utc_offset("02:00").is_err());
         assert!(parse_utc_offset("+15:00").is_err());
         assert!(parse_utc_offset("+2").is_err());
+        assert_eq!(
+            parse_node_utc_offset("scm2=-01:00"),
+            Ok((Some("scm2".into()), -3_600_000))
+        );
+        assert_eq!(parse_node_utc_offset("+01:00"), Ok((None, 3_600_000)));
+        assert!(parse_node_utc_offset("=+01:00").is_err());
+        assert!(parse_node_utc_offset("scm2=01:00").is_err());
+        let given =
+            given_offsets(&[(None, 0), (Some("scm2".into()), 3_600_000), (None, 0)]).unwrap();
+        assert_eq!(given.all, Some(0));
+        assert_eq!(given.by_node["scm2"], 3_600_000);
+        assert!(given_offsets(&[(Some("scm2".into()), 0), (Some("scm2".into()), 60_000)]).is_err());
     }
 
     #[test]

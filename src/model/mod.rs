@@ -115,9 +115,49 @@ pub struct Knowledge {
     pub checks: usize,
     /// Why some check could not be made (first reason kept per kind).
     pub unknowns: Vec<String>,
+    /// Lines this model needs that no node could be tied to: the first one's event index, and how many.
+    pub unattributed: Option<(usize, usize)>,
 }
 
 impl Knowledge {
+    /// Event `index`, which this model reads, names no node: it cannot be checked, and the verdict says so,
+    /// pointing at the first such line.
+    pub fn unattributed(&mut self, index: usize) {
+        match &mut self.unattributed {
+            Some((_, n)) => *n += 1,
+            None => self.unattributed = Some((index, 1)),
+        }
+    }
+
+    /// Every reason, with the unattributed lines (`service`: whose lines they are) said where they are.
+    pub fn reasons(&self, timeline: &crate::timeline::Timeline, service: &str) -> Vec<String> {
+        let mut out = self.unknowns.clone();
+        if let Some((first, n)) = self.unattributed {
+            let h = timeline.events.head(first);
+            let path = timeline
+                .inputs
+                .get(h.span.input as usize)
+                .map_or("?", |s| s.path.as_str());
+            let excerpt = timeline.excerpt(first);
+            let text = excerpt
+                .text
+                .get(excerpt.message_offset..)
+                .unwrap_or(&excerpt.text);
+            let service = match service {
+                "scm" => "SCM",
+                "om" => "OM",
+                "recon" => "Recon",
+                other => other,
+            };
+            out.push(format!(
+                "{n} {service} line(s) this model needs name no node, so they were not checked (the logs tie them to no process: no node id in the thread name, no construction line, port or banner before them); the first: {path}:{} `{}`",
+                h.span.line,
+                text.chars().take(120).collect::<String>()
+            ));
+        }
+        out
+    }
+
     pub fn unknown(&mut self, reason: impl Into<String>) {
         let reason = reason.into();
         if !self.unknowns.contains(&reason) {

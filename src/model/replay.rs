@@ -125,7 +125,8 @@ pub fn observe_ticking(
             }
             let k = m.knowledge();
             // Every distinct reason, most important (first found) first.
-            let unknowns = (!k.unknowns.is_empty()).then(|| k.unknowns.join("; "));
+            let reasons = k.reasons(timeline, m.about().role.service.name());
+            let unknowns = (!reasons.is_empty()).then(|| reasons.join("; "));
             let (verdict, reason) = if !violations.is_empty() {
                 (Verdict::Violated, unknowns)
             } else if k.checks == 0 {

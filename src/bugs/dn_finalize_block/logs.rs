@@ -112,6 +112,32 @@ impl Renderer {
 }
 
 impl Render<DnFinalizeBlock> for Renderer {
+    /// A datanode said to lack BlockManagerImpl's DEBUG lines lacks them in its file.
+    fn reason_holds(reason: &str, logs: &Logs) -> bool {
+        if reason.contains("no block was finalized in view") {
+            return !logs
+                .files
+                .iter()
+                .any(|f| f.text.contains("Block has been finalized"));
+        }
+        let named = crate::refinement::named_after(reason, "datanode ");
+        reason.contains("hold no DEBUG lines from BlockManagerImpl")
+            && !named.is_empty()
+            && named.iter().all(|dn| {
+                !logs
+                    .text_of(&format!("ozone-hadoop-datanode-{dn}.log"))
+                    .lines()
+                    .any(|l| l.contains(" DEBUG ") && l.contains(BMI))
+            })
+    }
+    /// Client-side steps (the writer's PutBlock before a datanode applies it, the FinalizeBlock request before
+    /// the leader applies it) print nothing on a datanode and change no datanode's state the invariant reads.
+    fn silent_and_irrelevant(action: &str) -> bool {
+        matches!(
+            action,
+            "StartPutBlock" | "AppendPutBlock" | "FinalizeBlock" | "StreamWrite"
+        )
+    }
     fn monitor() -> Box<dyn crate::model::Model> {
         Box::new(super::monitor::DnFinalizeBlock::default())
     }

@@ -98,7 +98,7 @@ impl Model for DnFinalizeBlock {
         let (node, key) = match cx.instance(e, &ABOUT.role) {
             Instance::Of(node, key) => (node, key),
             Instance::NoNode => {
-                self.knowledge.unknown("some datanode lines name no node");
+                self.knowledge.unattributed(index);
                 return;
             }
             Instance::OtherService => return,

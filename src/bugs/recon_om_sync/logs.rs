@@ -83,6 +83,35 @@ impl Renderer {
 }
 
 impl Render<ReconOmSync> for Renderer {
+    /// Recon's file lacks what the reason says it lacks: the rebuild's end after a new snapshot, or the
+    /// `Registered Task:` lines.
+    fn reason_holds(reason: &str, logs: &Logs) -> bool {
+        let text = logs.text_of(&format!("ozone-hadoop-recon-{HOST}.log"));
+        if reason.contains("no full snapshot with an earlier sequence number in view") {
+            // No snapshot line with a `Sequence number after sync` both before and after it.
+            let lines: Vec<&str> = text.lines().collect();
+            let seq = |l: &&str| l.contains("Sequence number after sync");
+            return !lines.iter().enumerate().any(|(i, l)| {
+                l.contains("Successfully updated Recon OM DB with new snapshot.")
+                    && lines[..i].iter().any(seq)
+                    && lines[i + 1..].iter().any(seq)
+            });
+        }
+        (reason.contains("logs end before the derived tasks were rebuilt")
+            && crate::refinement::unfinished(
+                text,
+                "Successfully updated Recon OM DB with new snapshot.",
+                &["Re-initialization of tasks completed successfully."],
+                None,
+            ))
+            || (reason.contains("no `Registered Task:` lines")
+                && !text.contains("Registered Task:"))
+    }
+    /// OM's own writes and restores print nothing in Recon's log; Recon sees them in the sequence numbers of
+    /// its next sync.
+    fn silent_and_irrelevant(action: &str) -> bool {
+        matches!(action, "OmWrite" | "OmRestore")
+    }
     fn monitor() -> Box<dyn crate::model::Model> {
         Box::new(super::monitor::ReconOmSync::default())
     }

@@ -139,7 +139,9 @@ impl ReconOmSync {
         n: i64,
         out: &mut Vec<Violation>,
     ) {
-        let r = self.recons.get_mut(&key).expect("present");
+        let Some(r) = self.recons.get_mut(&key) else {
+            return;
+        };
         let Some(snap) = r.snapshot_installed.take() else {
             return;
         };
@@ -167,13 +169,24 @@ impl ReconOmSync {
                 "Recon {node} installed a full snapshot at sequence number {n} with no earlier sequence number in view, so a new OM lineage cannot be told"
             )),
         }
-        let r = self.recons.get_mut(&key).expect("present");
+        let Some(r) = self.recons.get_mut(&key) else {
+            return;
+        };
         r.highest = Some((n, index));
         r.history_known = true;
         // Recon already serves (the number is read after `... is started.`): the stale tables are in use now.
+        // A rebuild whose restart obligation was discharged (queued again at startup) has no restart left.
         if let Some(due) = r.rebuild.clone().filter(|d| d.at_startup && !r.starting) {
-            let restart = due.restart.expect("set above");
-            self.lineage_violation(cx, index, node, key, &due, restart, out);
+            if let Some(restart) = due.restart {
+                self.lineage_violation(cx, index, node, key, &due, restart, out);
+            }
+        }
+    }
+
+    /// The rebuild obligation of Recon `key` is settled (reported, discharged or beyond telling).
+    fn clear_rebuild(&mut self, key: u32) {
+        if let Some(r) = self.recons.get_mut(&key) {
+            r.rebuild = None;
         }
     }
 
@@ -189,11 +202,11 @@ impl ReconOmSync {
         restart: usize,
         out: &mut Vec<Violation>,
     ) {
-        let mut running: Vec<(String, usize)> = self.recons[&key]
-            .running
-            .iter()
-            .map(|(t, i)| (t.clone(), *i))
-            .collect();
+        let mut running: Vec<(String, usize)> = self
+            .recons
+            .get(&key)
+            .map(|r| r.running.iter().map(|(t, i)| (t.clone(), *i)).collect())
+            .unwrap_or_default();
         running.sort_by_key(|(_, i)| *i);
         let inv = invariant(self, "DerivedTasksMatchOmLineage");
         let ev = &cx.timeline.events;
@@ -264,7 +277,7 @@ impl ReconOmSync {
             related,
             ambiguous_order: None,
         });
-        self.recons.get_mut(&key).expect("present").rebuild = None;
+        self.clear_rebuild(key);
     }
 }
 
@@ -317,7 +330,7 @@ impl Model for ReconOmSync {
             Instance::Of(node, key) => (node, key),
             Instance::NoNode => {
                 if self.reads(e.kind) {
-                    self.knowledge.unknown("some Recon lines name no node");
+                    self.knowledge.unattributed(index);
                 }
                 return;
             }
@@ -497,21 +510,24 @@ impl Model for ReconOmSync {
                         "Recon {node} restarted after a reprocess that ended (line {}) with neither `Re-initialization of tasks completed successfully.` nor `Re-initialization of tasks failed.` in view, so whether the derived tasks were rebuilt for the new OM lineage cannot be told",
                         cx.timeline.events.head(ended).span.line
                     ));
-                    self.recons.get_mut(&key).expect("present").rebuild = None;
+                    self.clear_rebuild(key);
                     return;
                 }
                 if due.queued_at_startup {
                     // Reconcile queued the rebuild again: it may still run; the obligation stands until done.
                     self.knowledge.checks += 1;
-                    let r = self.recons.get_mut(&key).expect("present");
-                    r.rebuild.as_mut().expect("present").restart = None;
+                    if let Some(due) = self.recons.get_mut(&key).and_then(|r| r.rebuild.as_mut()) {
+                        due.restart = None;
+                    }
                     return;
                 }
                 // Which derived tasks are still built from the old lineage: those known (registered, or
                 // started since) that completed no reprocess since it was installed. With none completed,
                 // some task is stale whatever the set is; with every known one completed and the set not
                 // in view, that cannot be told.
-                let r = &self.recons[&key];
+                let Some(r) = self.recons.get(&key) else {
+                    return;
+                };
                 let known: std::collections::BTreeSet<&String> =
                     r.registered.iter().chain(&due.started).collect();
                 let stale = known.iter().any(|t| !due.completed.contains(*t));
@@ -525,11 +541,11 @@ impl Model for ReconOmSync {
                         // Every derived task was rebuilt: the tables match the lineage.
                         self.knowledge.checks += 1;
                     }
-                    self.recons.get_mut(&key).expect("present").rebuild = None;
+                    self.clear_rebuild(key);
                     return;
                 }
                 self.lineage_violation(cx, index, node, key, &due, restart, out);
-                self.recons.get_mut(&key).expect("present").rebuild = None;
+                self.clear_rebuild(key);
             }
             _ => {}
         }

@@ -147,6 +147,45 @@ impl Renderer {
 }
 
 impl Render<ScmFinalization> for Renderer {
+    /// The SCM said to restart with its checkpoint's version unseen has, in its file, a DB replacement that
+    /// neither `New snapshot received ...` nor `Reloaded SCM state` follows before its next start.
+    fn reason_holds(reason: &str, logs: &Logs) -> bool {
+        if reason.contains("no checkpoint install that raised the apparent version") {
+            return !logs.files.iter().any(|f| {
+                f.text
+                    .contains("New snapshot received with higher apparent version")
+                    || f.text.contains("which is higher than SCM apparent version")
+            });
+        }
+        if reason.contains("logs end while its DB is ahead of its VERSION file") {
+            return logs.files.iter().any(|f| {
+                crate::refinement::unfinished(
+                    &f.text,
+                    "New snapshot received with higher apparent version",
+                    &["has been finalized", "STARTUP_MSG: Starting"],
+                    None,
+                )
+            });
+        }
+        let named = crate::refinement::named_after(reason, "SCM ");
+        reason.contains("whose apparent version no line shows")
+            && named.iter().any(|scm| {
+                crate::refinement::unfinished(
+                    logs.text_of(&format!("ozone-hadoop-scm-{scm}.log")),
+                    "Replaced DB with checkpoint",
+                    &[
+                        "New snapshot received with higher apparent version",
+                        "Reloaded SCM state",
+                    ],
+                    Some("STARTUP_MSG: Starting"),
+                )
+            })
+    }
+    /// Proposing an entry, purging the log and applying a transaction that is not the finalize entry print
+    /// nothing and change neither VERSION file nor DB version.
+    fn silent_and_irrelevant(action: &str) -> bool {
+        matches!(action, "Propose" | "PurgeLog" | "ApplyEntry")
+    }
     fn monitor() -> Box<dyn crate::model::Model> {
         Box::new(super::monitor::ScmFinalization::default())
     }

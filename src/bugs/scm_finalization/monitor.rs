@@ -62,23 +62,33 @@ fn version(e: &Event, field: &str) -> Option<Version> {
     }
 }
 
+/// `dbVersion[s]` ahead of `versionFile[s]`: a checkpoint's version that the VERSION file has not caught up
+/// with, and what the SCM did since. Everything about one such window lives in one value, so discharging or
+/// reporting it (taking the value) can never leave half of it behind.
+#[derive(Debug, Clone)]
+struct DbAhead {
+    /// The checkpoint's apparent version, and the `New snapshot received ...` line that shows it.
+    version: Version,
+    snapshot_line: usize,
+    /// A stop or crash since: the line that shows it.
+    down: Option<usize>,
+    /// The restart's first line (STARTUP_MSG or in-JVM start), while the version line is awaited.
+    restarted: Option<usize>,
+    /// A restart read a VERSION file below the DB's version (line, apparent version as printed); the verdict
+    /// waits for the end of startup, where the patched SCM finalizes to the DB's version first.
+    restart_below_db: Option<(usize, String)>,
+}
+
 #[derive(Debug, Default)]
 struct ScmNode {
     /// `ReplaceDb(s)`: the last `Replaced DB with checkpoint` line.
     replaced: Option<usize>,
-    /// `dbVersion[s]` after a checkpoint, while the VERSION file has not caught up: version and its line.
-    db_ahead: Option<(Version, usize)>,
-    /// A stop or crash after `db_ahead` was set: the line that shows it.
-    down: Option<usize>,
-    /// The restart's first line (STARTUP_MSG or in-JVM start), while the version line is awaited.
-    restarted: Option<usize>,
+    /// The open window in which the DB is ahead of the VERSION file, if any.
+    db_ahead: Option<DbAhead>,
     /// Last `Version V has been finalized.` of this SCM.
     last_finalized: Option<(Version, usize)>,
     /// Last `Initializing version manager ...` of this SCM.
     version_line: Option<usize>,
-    /// A restart read a VERSION file below the DB's version (line, apparent version as printed); the verdict
-    /// waits for the end of startup, where the patched SCM finalizes to the DB's version first.
-    restart_below_db: Option<(usize, String)>,
     /// `Replaced DB with checkpoint` with neither `New snapshot received with higher apparent version` nor
     /// `Reloaded SCM state` after it yet: the checkpoint's version is not in view.
     install_open: Option<usize>,
@@ -93,6 +103,8 @@ pub struct ScmFinalization {
     /// (line, fencing SCM, datanode version). A finalization weighs the fences within the clock skew before
     /// it, not every fence of a long-running cluster.
     unexplained_fences: BTreeMap<i64, Vec<(usize, Arc<str>, i64)>>,
+    /// A fence came from an SCM whose clock is in doubt: a later finalization weighs every unexplained fence.
+    fence_clock_doubt: bool,
     knowledge: Knowledge,
     /// The observer's witness half (for `export`), fed by the same pass.
     table: super::witness::Table,
@@ -102,14 +114,15 @@ impl ScmFinalization {
     fn version_file_violation(
         &self,
         node: &Arc<str>,
-        n: &ScmNode,
+        n: Option<&ScmNode>,
+        ahead: &DbAhead,
         primary: usize,
         apparent: &str,
     ) -> Violation {
         let inv = invariant(self, "VersionFileCoversDb");
-        let (v, snap) = n.db_ahead.clone().expect("armed");
+        let (v, snap) = (&ahead.version, ahead.snapshot_line);
         let mut related = Vec::new();
-        if let Some(r) = n.replaced {
+        if let Some(r) = n.and_then(|n| n.replaced) {
             related.push((
                 r,
                 "scm.db replaced with the leader's checkpoint".to_string(),
@@ -122,13 +135,13 @@ impl ScmFinalization {
                 v.name, v.number
             ),
         ));
-        if let Some((f, i)) = &n.last_finalized {
+        if let Some((f, i)) = n.and_then(|n| n.last_finalized.as_ref()) {
             related.push((
                 *i,
                 format!("last finalize step this SCM did: {} ({})", f.name, f.number),
             ));
         }
-        if let Some(d) = n.down {
+        if let Some(d) = ahead.down {
             related.push((
                 d,
                 "the SCM stops before its VERSION file reaches that version".to_string(),
@@ -154,17 +167,17 @@ impl ScmFinalization {
     /// The end of a startup that read a VERSION file below the DB's version and did not finalize: the SCM
     /// runs pre-finalized, a violation at its version line.
     fn settle_restart(&mut self, node: &Arc<str>, key: u32, out: &mut Vec<Violation>) {
-        let Some(n) = self.nodes.get(&key) else {
+        let Some(n) = self.nodes.get_mut(&key) else {
             return;
         };
-        let Some((line, apparent)) = n.restart_below_db.clone() else {
+        let Some(ahead) = n.db_ahead.take_if(|a| a.restart_below_db.is_some()) else {
             return;
         };
-        let v = self.version_file_violation(node, n, line, &apparent);
+        let Some((line, apparent)) = &ahead.restart_below_db else {
+            return;
+        };
+        let v = self.version_file_violation(node, self.nodes.get(&key), &ahead, *line, apparent);
         out.push(v);
-        let n = self.nodes.get_mut(&key).expect("present");
-        n.restart_below_db = None;
-        n.db_ahead = None;
     }
 }
 
@@ -200,7 +213,7 @@ impl Model for ScmFinalization {
             Instance::Of(node, key) => (node, key),
             Instance::NoNode => {
                 if self.reads(e.kind) && e.kind != EventKind::VersionManagerInitialized {
-                    self.knowledge.unknown("some SCM lines name no node (single-JVM output without node ids in thread names)");
+                    self.knowledge.unattributed(index);
                 }
                 return;
             }
@@ -230,12 +243,12 @@ impl Model for ScmFinalization {
             }
         }
         if let Some(step) = life {
-            if let Some(n) = self.nodes.get_mut(&key).filter(|n| n.db_ahead.is_some()) {
+            if let Some(a) = self.nodes.get_mut(&key).and_then(|n| n.db_ahead.as_mut()) {
                 match step {
-                    LifeStep::Stopping => n.down = n.down.or(Some(index)),
+                    LifeStep::Stopping => a.down = a.down.or(Some(index)),
                     LifeStep::Started { crashed } => {
-                        n.down = n.down.or(crashed.map(|_| index));
-                        n.restarted = Some(index);
+                        a.down = a.down.or(crashed.map(|_| index));
+                        a.restarted = Some(index);
                     }
                 }
             }
@@ -256,9 +269,13 @@ impl Model for ScmFinalization {
                 if n.replaced.is_some() {
                     n.install_open = None;
                     if let Some(v) = version(e, "version") {
-                        n.db_ahead = Some((v, index));
-                        n.down = None;
-                        n.restarted = None;
+                        n.db_ahead = Some(DbAhead {
+                            version: v,
+                            snapshot_line: index,
+                            down: None,
+                            restarted: None,
+                            restart_below_db: None,
+                        });
                     }
                 }
             }
@@ -276,7 +293,13 @@ impl Model for ScmFinalization {
                     .unexplained_fences
                     .get(&i64::MIN)
                     .filter(|_| from > i64::MIN);
+                // With a clock in doubt (its node's lines contradict the order the logs fix), any earlier fence
+                // may have come after this line: every one is weighed.
+                let doubt =
+                    cx.timeline.clocks.suspect(e.node_key).is_some() || self.fence_clock_doubt;
+                let from = if doubt { i64::MIN } else { from };
                 let mut close: Vec<&(usize, Arc<str>, i64)> = undated
+                    .filter(|_| !doubt)
                     .into_iter()
                     .chain(self.unexplained_fences.range(from..).map(|(_, f)| f))
                     .flatten()
@@ -287,20 +310,27 @@ impl Model for ScmFinalization {
                         && v.number >= *dn_number
                         && !cx.timeline.order_is_certain(*fence, index)
                     {
-                        self.knowledge.unknown(format!(
-                            "SCM {scm} fenced a datanode and peer SCM {node} finalized to {} ({}) within the {skew} ms clock skew tolerance: in the other order the fence violates NoFinalizedDatanodeFenced",
-                            v.name, v.number
-                        ));
+                        let clock = [e.node_key, cx.timeline.events.head(*fence).node]
+                            .into_iter()
+                            .find_map(|k| cx.timeline.clocks.suspect(k));
+                        self.knowledge.unknown(match clock {
+                            Some(why) => format!(
+                                "SCM {scm} fenced a datanode and peer SCM {node} finalized to {} ({}), in an order only clocks tell, and {why}: in the other order the fence violates NoFinalizedDatanodeFenced",
+                                v.name, v.number
+                            ),
+                            None => format!(
+                                "SCM {scm} fenced a datanode and peer SCM {node} finalized to {} ({}) within the {skew} ms clock skew tolerance: in the other order the fence violates NoFinalizedDatanodeFenced",
+                                v.name, v.number
+                            ),
+                        });
                     }
                 }
                 let n = self.nodes.entry(key).or_default();
                 if n.db_ahead
-                    .as_ref()
-                    .is_some_and(|(target, _)| v.number >= target.number)
+                    .take_if(|a| v.number >= a.version.number)
+                    .is_some()
                 {
                     // FinalizeFromSnapshot(s) reached the DB's version, or the patched startup did.
-                    n.db_ahead = None;
-                    n.restart_below_db = None;
                     self.knowledge.checks += 1;
                 }
                 n.last_finalized = Some((v.clone(), index));
@@ -321,9 +351,10 @@ impl Model for ScmFinalization {
                 n.version_line = Some(index);
                 // Restart(s): the VERSION file is read; it must cover the DB by the end of startup (the
                 // patched SCM finalizes to the DB's version before its Raft server starts).
-                if let Some(target) = n.db_ahead.as_ref().map(|(t, _)| t.number) {
-                    if a.number < target {
-                        n.restart_below_db = Some((index, format!("{} ({})", a.name, a.number)));
+                if let Some(ahead) = n.db_ahead.as_mut() {
+                    if a.number < ahead.version.number {
+                        ahead.restart_below_db =
+                            Some((index, format!("{} ({})", a.name, a.number)));
                     } else {
                         self.knowledge.checks += 1;
                         n.db_ahead = None;
@@ -338,19 +369,23 @@ impl Model for ScmFinalization {
                     return;
                 };
                 // Restart(s) with no version-manager line in view: the fencing line tells the apparent version.
-                if let Some(n) = self.nodes.get(&key) {
-                    if let (Some((target, _)), Some(restart)) = (&n.db_ahead, n.restarted) {
-                        if scm_v.number < target.number {
-                            let v = self.version_file_violation(
-                                node,
-                                n,
-                                restart,
-                                &format!("{} ({})", scm_v.name, scm_v.number),
-                            );
-                            out.push(v);
-                            self.nodes.get_mut(&key).expect("present").db_ahead = None;
-                        }
-                    }
+                // The violation's line is the restart's version line where one was read, else its first line.
+                let below = |a: &DbAhead| a.restarted.is_some() && scm_v.number < a.version.number;
+                if let Some(ahead) = self
+                    .nodes
+                    .get_mut(&key)
+                    .and_then(|n| n.db_ahead.take_if(|a| below(a)))
+                {
+                    let (primary, apparent) = match &ahead.restart_below_db {
+                        Some((line, apparent)) => (*line, apparent.clone()),
+                        None => (
+                            ahead.restarted.unwrap_or(index),
+                            format!("{} ({})", scm_v.name, scm_v.number),
+                        ),
+                    };
+                    let n = self.nodes.get(&key);
+                    let v = self.version_file_violation(node, n, &ahead, primary, &apparent);
+                    out.push(v);
                 }
                 // FenceDatanode(s, d) while a peer SCM has finalized to the datanode's version.
                 let peer = self
@@ -359,7 +394,23 @@ impl Model for ScmFinalization {
                     .filter(|(p, (v, _))| *p != node && v.number >= dn_v.number)
                     .min_by_key(|(_, (_, i))| *i)
                     .map(|(p, (v, i))| (p.clone(), v.clone(), *i));
-                match peer {
+                // A peer finalization before the fence by clocks that are in doubt: no order to judge by.
+                let doubted = peer.as_ref().and_then(|(_, _, at)| {
+                    let clock = [e.node_key, cx.timeline.events.head(*at).node]
+                        .into_iter()
+                        .find_map(|k| cx.timeline.clocks.suspect(k))?;
+                    (!cx.timeline.order_is_certain(*at, index)).then(|| clock.to_string())
+                });
+                if let (Some(why), Some((p, v, _))) = (&doubted, &peer) {
+                    self.knowledge.unknown(format!(
+                        "SCM {node} fenced a datanode at {} ({}) after peer SCM {p} finalized to {} ({}) by the clocks only, and {why}: whether the fence came after the finalization cannot be told",
+                        dn_v.name, dn_v.number, v.name, v.number
+                    ));
+                }
+                if cx.timeline.clocks.suspect(e.node_key).is_some() {
+                    self.fence_clock_doubt = true;
+                }
+                match peer.filter(|_| doubted.is_none()) {
                     Some((p, v, at)) => {
                         let inv = invariant(self, "NoFinalizedDatanodeFenced");
                         let dn = match e.field("datanode") {
@@ -417,13 +468,18 @@ impl Model for ScmFinalization {
         let mut pending: Vec<u32> = self
             .nodes
             .iter()
-            .filter(|(_, n)| n.restart_below_db.is_some())
+            .filter(|(_, n)| {
+                n.db_ahead
+                    .as_ref()
+                    .is_some_and(|a| a.restart_below_db.is_some())
+            })
             .map(|(k, _)| *k)
             .collect();
         pending.sort_unstable();
         for key in pending {
-            let node = cx.timeline.node_names[key as usize].clone();
-            self.settle_restart(&node, key, out);
+            if let Some(node) = cx.timeline.node_names.get(key as usize).cloned() {
+                self.settle_restart(&node, key, out);
+            }
         }
         if self.nodes.values().any(|n| n.db_ahead.is_some()) {
             self.knowledge.unknown(
@@ -586,6 +642,82 @@ mod tests {
         assert_eq!(r.verdict, Verdict::Violated);
         assert_eq!(r.violations.len(), 1);
         assert_eq!(r.violations[0].primary, 7);
+    }
+
+    /// Issue 19's panic: a crash after the checkpoint, and a fence that arrives during the restart's startup
+    /// (before `starting Raft server`), with no shutdown in view. The fence reports the restart once; the end
+    /// of the logs must neither panic nor report it a second time.
+    #[test]
+    fn a_fence_during_a_crashed_restarts_startup_is_reported_once_and_never_panics() {
+        let mut events = vec![
+            started("scm3", 0),
+            vm_init("scm3", 100, ("INITIAL_VERSION", 0)),
+            ev(
+                CheckpointInstalled,
+                "scm3",
+                1_000,
+                vec![("term", Value::U64(2)), ("index", Value::U64(120))],
+            ),
+            ev(
+                SnapshotVersionHigher,
+                "scm3",
+                1_100,
+                vec![("version", version("ZDU", 100))],
+            ),
+            // Crash: a new banner with no shutdown before it.
+            started("scm3", 5_000),
+            vm_init("scm3", 5_100, ("INITIAL_VERSION", 0)),
+            fenced("scm3", 5_200, 100, 0),
+        ];
+        let (_, r) = run(
+            "scm-finalization",
+            vec![daemon("scm", "scm3", events.clone())],
+        );
+        assert_eq!(r.verdict, Verdict::Violated);
+        let restarts: Vec<_> = r
+            .violations
+            .iter()
+            .filter(|v| v.invariant == "VersionFileCoversDb")
+            .collect();
+        assert_eq!(restarts.len(), 1, "{:?}", r.violations);
+        assert_eq!(restarts[0].primary, 5);
+        // The same with the Raft server's line after the fence, and with a second crash after it.
+        events.push(started("scm3", 9_000));
+        let (_, r) = run("scm-finalization", vec![daemon("scm", "scm3", events)]);
+        let restarts = r
+            .violations
+            .iter()
+            .filter(|v| v.invariant == "VersionFileCoversDb")
+            .count();
+        assert_eq!(restarts, 1, "{:?}", r.violations);
+    }
+
+    /// Issue 19, item 3: an SCM line no node can be tied to is named in the verdict, by file and line.
+    #[test]
+    fn an_unattributed_scm_line_is_named_in_the_verdict() {
+        // One JVM's output: the SCM's own lines carry its name, the fence does not.
+        let mut events = install_and_restart(None);
+        // A second SCM in the same output: a line without a name could be either's.
+        events.insert(
+            0,
+            ev(
+                CheckpointInstalled,
+                "scm1",
+                0,
+                vec![("term", Value::U64(1)), ("index", Value::U64(10))],
+            ),
+        );
+        events.push(fenced("", 5_200, 100, 0));
+        let (_, r) = run(
+            "scm-finalization",
+            vec![crate::model::testkit::test_output(events)],
+        );
+        let reason = r.reason.expect("the unattributed line is a reason");
+        assert!(
+            reason.contains("1 SCM line(s) this model needs name no node")
+                && reason.contains(":10 `Datanode"),
+            "{reason}"
+        );
     }
 
     #[test]

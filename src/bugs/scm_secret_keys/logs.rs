@@ -168,6 +168,31 @@ impl Renderer {
 }
 
 impl Render<ScmSecretKeys> for Renderer {
+    /// An SCM said to stop (or its logs to end) between the DB swap and the key save has, in its file, a
+    /// `Replaced DB with checkpoint` that no `Saved [...]` follows before its next start. (The checkpoint's own
+    /// key list is never logged: Ozone prints no line for it.)
+    fn reason_holds(reason: &str, logs: &Logs) -> bool {
+        let cut = |scm: &str, upto: Option<&str>| {
+            crate::refinement::unfinished(
+                logs.text_of(&format!("ozone-hadoop-scm-{scm}.log")),
+                "Replaced DB with checkpoint",
+                &["Saved ["],
+                upto,
+            )
+        };
+        let scms = ["scm1", "scm2", "scm3"];
+        (reason.contains("stopped between `Replaced DB with checkpoint` and the key save")
+            && crate::refinement::named_after(reason, "SCM ")
+                .iter()
+                .any(|scm| cut(scm, Some("STARTUP_MSG: Starting"))))
+            || (reason.contains("logs end between `Replaced DB with checkpoint` and the key save")
+                && scms.iter().any(|scm| cut(scm, None)))
+    }
+    /// Purging the Raft log prints nothing and changes no key set; a key's expiry is shown by the instants
+    /// the lines around it print.
+    fn silent_and_irrelevant(action: &str) -> bool {
+        matches!(action, "PurgeLog" | "ExpireKey")
+    }
     fn monitor() -> Box<dyn crate::model::Model> {
         Box::new(super::monitor::ScmSecretKeys::default())
     }

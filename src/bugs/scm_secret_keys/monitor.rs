@@ -51,7 +51,7 @@ pub(crate) const ABOUT: About = About {
 };
 
 /// The largest offset of any time zone from UTC (+14:00), in milliseconds.
-const MAX_UTC_OFFSET_MS: i64 = 14 * 3_600_000;
+use crate::clock::{Offset, MAX_UTC_OFFSET_MS};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Install {
@@ -81,9 +81,6 @@ struct KnownKey {
 
 #[derive(Default)]
 pub struct ScmSecretKeys {
-    /// The logs' UTC offset, read off a line that generates a key: the line's local time minus the key's
-    /// `creation at` instant, to the nearest quarter hour.
-    inferred_utc_offset: Option<i64>,
     nodes: HashMap<u32, ScmNode>,
     known: HashMap<String, KnownKey>,
     /// The known keys with an expiry, by (expiry millis, id): a key set is checked against the keys that
@@ -102,6 +99,25 @@ pub struct ScmSecretKeys {
     knowledge: Knowledge,
     /// The observer's witness half (for `export`), fed by the same pass.
     table: super::witness::Table,
+}
+
+/// The UTC instant of local time `local` on the node of `e`, the slack it is known within, and what to say
+/// where the slack leaves a key's expiry undecided (why the node's offset is unknown).
+fn utc_now(cx: &Ctx, e: &Event, local: i64) -> (i64, i64, String) {
+    let node = e.node.as_deref().unwrap_or("this SCM");
+    match cx.timeline.clocks.offset(e.node_key) {
+        Offset::Known(offset) => (local - offset, 0, String::new()),
+        Offset::Unknown(why) if why.is_empty() => (
+            local,
+            MAX_UTC_OFFSET_MS,
+            format!("pass --log-utc-offset (or {node}=±HH:MM) to decide (no key generation line in view to read it from)"),
+        ),
+        Offset::Unknown(why) => (
+            local,
+            MAX_UTC_OFFSET_MS,
+            format!("{why}; pass --log-utc-offset {node}=±HH:MM to decide"),
+        ),
+    }
 }
 
 fn key_list(e: &Event) -> Option<&[SecretKeyInfo]> {
@@ -193,10 +209,7 @@ impl ScmSecretKeys {
         // Log4j prints local time, Java prints expiry instants in UTC. Without the log's offset, a key is
         // surely unexpired only if it outlives the line by more than any time zone's offset; a key dropped
         // inside that window is unknown, never a violation.
-        let (now_utc, slack) = match cx.timeline.utc_offset_ms.or(self.inferred_utc_offset) {
-            Some(offset) => (now.millis - offset, 0),
-            None => (now.millis, MAX_UTC_OFFSET_MS),
-        };
+        let (now_utc, slack, clock) = utc_now(cx, e, now.millis);
         let mut ambiguous = Vec::new();
         // Only a key expiring after `now_utc - slack` can be required or ambiguous.
         let from = (now_utc - slack).saturating_add(1);
@@ -215,7 +228,7 @@ impl ScmSecretKeys {
             .collect();
         if !ambiguous.is_empty() {
             self.knowledge.unknown(format!(
-                "SCM {node} applied a key set without key(s) {} that expire within a time-zone offset of that line; pass --log-utc-offset to decide (no key generation line in view to read it from)",
+                "SCM {node} applied a key set without key(s) {} that expire within a time-zone offset of that line; {clock}",
                 ambiguous.join(", ")
             ));
         }
@@ -308,7 +321,7 @@ impl Model for ScmSecretKeys {
             Instance::Of(node, key) => (node, key),
             Instance::NoNode => {
                 if self.reads(e.kind) {
-                    self.knowledge.unknown("some SCM lines name no node (single-JVM output without node ids in thread names)");
+                    self.knowledge.unattributed(index);
                 }
                 return;
             }
@@ -342,12 +355,15 @@ impl Model for ScmSecretKeys {
                     .unwrap_or_default();
                 // The keys the DB's list may hold: those the leader sent, surely unexpired now, and known
                 // before the checkpoint was downloaded (a later rotation is not in the checkpoint).
-                let now = e.time.filter(|t| t.has_date).map(|t| {
-                    match cx.timeline.utc_offset_ms.or(self.inferred_utc_offset) {
-                        Some(offset) => (t.millis - offset, 0),
-                        None => (t.millis, MAX_UTC_OFFSET_MS),
-                    }
-                });
+                let dated = e
+                    .time
+                    .filter(|t| t.has_date)
+                    .map(|t| utc_now(cx, e, t.millis));
+                let clock = dated
+                    .as_ref()
+                    .map(|(_, _, c)| c.clone())
+                    .unwrap_or_default();
+                let now = dated.map(|(now, slack, _)| (now, slack));
                 // The checkpoint holds the key lists the leader had applied when it was downloaded.
                 let downloaded = self.downloaded.get(&key).map(|(at, leader)| {
                     let lk = cx
@@ -395,7 +411,7 @@ impl Model for ScmSecretKeys {
                     out.push(self.key_file_covers_db_violated(cx, node, &n, index, crashed));
                 } else if !undecided.is_empty() {
                     self.knowledge.unknown(format!(
-                        "SCM {node} stopped between `Replaced DB with checkpoint` and the key save, with key(s) {} of the leader's that expire within a time-zone offset of that line; pass --log-utc-offset to decide (no key generation line in view to read it from)",
+                        "SCM {node} stopped between `Replaced DB with checkpoint` and the key save, with key(s) {} of the leader's that expire within a time-zone offset of that line; {clock}",
                         undecided.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
                     ));
                 } else if live.is_empty() {
@@ -457,25 +473,6 @@ impl Model for ScmSecretKeys {
                 self.knowledge.checks += 1;
             }
             _ => {}
-        }
-        if matches!(
-            e.kind,
-            EventKind::SecretKeyGenerated | EventKind::SecretKeyRotated
-        ) && self.inferred_utc_offset.is_none()
-        {
-            if let (Some(Value::SecretKey(k)), Some(t)) =
-                (e.field("key"), e.time.filter(|t| t.has_date))
-            {
-                if let Some(created) = k.created {
-                    const QUARTER_HOUR: i64 = 15 * 60_000;
-                    let offset = ((t.millis - created.millis) as f64 / QUARTER_HOUR as f64).round()
-                        as i64
-                        * QUARTER_HOUR;
-                    if offset.abs() <= MAX_UTC_OFFSET_MS {
-                        self.inferred_utc_offset = Some(offset);
-                    }
-                }
-            }
         }
         if matches!(
             e.kind,
@@ -827,7 +824,7 @@ mod tests {
 
         let replay = |lines: Vec<crate::event::Event>| {
             let mut tl = crate::model::testkit::timeline(vec![daemon("scm", "scm1", lines)]);
-            tl.utc_offset_ms = Some(0);
+            tl.set_utc_offsets(crate::clock::GivenOffsets::all(0));
             crate::model::testkit::replay_one(&tl, "scm-secret-keys")
         };
         let r = replay(healthy);
@@ -859,7 +856,7 @@ mod tests {
         };
         // With the logs' UTC offset known, K1 has expired when it is dropped.
         let mut tl = crate::model::testkit::timeline(inputs());
-        tl.utc_offset_ms = Some(0);
+        tl.set_utc_offsets(crate::clock::GivenOffsets::all(0));
         let r = crate::model::testkit::replay_one(&tl, "scm-secret-keys");
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         assert_eq!(r.verdict, Verdict::Conforms);
@@ -870,6 +867,134 @@ mod tests {
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         assert_eq!(r.verdict, Verdict::Inconclusive);
         assert!(r.reason.as_deref().unwrap().contains("--log-utc-offset"));
+    }
+
+    /// Issue 19, item 4: scm1's log is at UTC (its rotation lines say so); scm2's host is an hour behind, and
+    /// its lines carry no generation line of its own. Read at scm1's offset, scm2 would apply K2 and K3 at a
+    /// time when K1 (expired at +30 min) was still valid: a false alarm. Its own key lists rule that offset
+    /// out (K3 listed before its creation), so K1's drop is undecided, naming scm2 and the skew; with scm2's
+    /// offset given, K1 has expired and the run conforms.
+    #[test]
+    fn a_node_whose_key_lists_precede_the_keys_creation_has_an_unknown_offset_not_a_false_alarm() {
+        use crate::time::Timestamp;
+        use crate::value::{SecretKeyInfo, Value};
+        const MIN: i64 = 60_000;
+        let utc = |m: i64| Timestamp {
+            millis: crate::model::testkit::at(0).millis + m * MIN,
+            has_date: true,
+        };
+        let k = |id: &str, created: i64, expires: i64| SecretKeyInfo {
+            id: id.into(),
+            created: Some(utc(created)),
+            expires: Some(utc(expires)),
+        };
+        let keys = |ks: Vec<SecretKeyInfo>| vec![("keys", Value::SecretKeys(ks))];
+        let scm1 = vec![
+            ev(
+                SecretKeyGenerated,
+                "scm1",
+                0,
+                vec![("key", Value::SecretKey(k("K1", 0, 30)))],
+            ),
+            ev(SecretKeysUpdated, "scm1", 5, keys(vec![k("K1", 0, 30)])),
+            ev(
+                SecretKeyRotated,
+                "scm1",
+                20 * MIN,
+                vec![("key", Value::SecretKey(k("K2", 20, 50)))],
+            ),
+            ev(
+                SecretKeysUpdated,
+                "scm1",
+                20 * MIN + 5,
+                keys(vec![k("K1", 0, 30), k("K2", 20, 50)]),
+            ),
+            ev(
+                SecretKeyRotated,
+                "scm1",
+                40 * MIN,
+                vec![("key", Value::SecretKey(k("K3", 40, 70)))],
+            ),
+            ev(
+                SecretKeysUpdated,
+                "scm1",
+                40 * MIN + 5,
+                keys(vec![k("K2", 20, 50), k("K3", 40, 70)]),
+            ),
+        ];
+        // scm2 applies what scm1 applied, 20 ms later in UTC, printed an hour earlier.
+        let scm2 = vec![
+            ev(
+                SecretKeysUpdated,
+                "scm2",
+                25 - 60 * MIN,
+                keys(vec![k("K1", 0, 30)]),
+            ),
+            ev(
+                SecretKeysUpdated,
+                "scm2",
+                20 * MIN + 25 - 60 * MIN,
+                keys(vec![k("K1", 0, 30), k("K2", 20, 50)]),
+            ),
+            ev(
+                SecretKeysUpdated,
+                "scm2",
+                40 * MIN + 25 - 60 * MIN,
+                keys(vec![k("K2", 20, 50), k("K3", 40, 70)]),
+            ),
+        ];
+        let inputs = || {
+            vec![
+                daemon("scm", "scm1", scm1.clone()),
+                daemon("scm", "scm2", scm2.clone()),
+            ]
+        };
+        let (tl, r) = run("scm-secret-keys", inputs());
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        let reason = r.reason.unwrap();
+        assert!(
+            reason.contains("scm2's clock or zone is off by at least 59 min"),
+            "{reason}"
+        );
+        assert!(reason.contains("K1"), "{reason}");
+        let warnings: Vec<&String> = tl.inputs.iter().flat_map(|i| &i.warnings).collect();
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("scm2's clock or zone is off") && w.contains("scm2=±HH:MM")),
+            "{warnings:?}"
+        );
+        // Given scm2's offset, every check is decided.
+        let mut tl = crate::model::testkit::timeline(inputs());
+        let mut given = crate::clock::GivenOffsets::default();
+        given.by_node.insert("scm2".into(), -60 * MIN);
+        tl.set_utc_offsets(given);
+        let r = crate::model::testkit::replay_one(&tl, "scm-secret-keys");
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        // (Inconclusive only because the logs start after the cluster's first key: nothing about clocks.)
+        let reason = r.reason.unwrap_or_default();
+        assert!(!reason.contains("scm2"), "{reason}");
+        assert!(r.checks >= 6, "{}", r.checks);
+        // And a real drop on scm2 (K2 missing while valid) is still found at its line.
+        let mut dropping = scm2.clone();
+        dropping[2] = ev(
+            SecretKeysUpdated,
+            "scm2",
+            40 * MIN + 25 - 60 * MIN,
+            keys(vec![k("K3", 40, 70)]),
+        );
+        let mut tl = crate::model::testkit::timeline(vec![
+            daemon("scm", "scm1", scm1.clone()),
+            daemon("scm", "scm2", dropping),
+        ]);
+        let mut given = crate::clock::GivenOffsets::default();
+        given.by_node.insert("scm2".into(), -60 * MIN);
+        tl.set_utc_offsets(given);
+        let r = crate::model::testkit::replay_one(&tl, "scm-secret-keys");
+        assert_eq!(r.violations.len(), 1, "{:?}", r.violations);
+        assert_eq!(r.violations[0].invariant, "NoUnexpiredKeyDropped");
+        assert_eq!(r.violations[0].node.as_deref(), Some("scm2"));
     }
 
     /// A cluster whose log clock runs 10 hours behind UTC: K1 has expired (in UTC) when the key set without
@@ -917,11 +1042,25 @@ mod tests {
         );
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
-        // Told the wrong offset (UTC), K1 would still be unexpired at 05:00 and its drop a violation.
+        // Told the wrong offset (UTC) for scm1 itself, K1 would still be unexpired at 05:00 and its drop a
+        // violation: the user's word for one node is obeyed.
         let mut tl = crate::model::testkit::timeline(vec![daemon("scm", "scm1", events)]);
-        tl.utc_offset_ms = Some(0);
+        let mut given = crate::clock::GivenOffsets::default();
+        given.by_node.insert("scm1".into(), 0);
+        tl.set_utc_offsets(given);
         let r = crate::model::testkit::replay_one(&tl, "scm-secret-keys");
         assert_eq!(r.violations.len(), 1);
+        // One offset for every node yields to what a node's own generation line shows, with a warning.
+        tl.set_utc_offsets(crate::clock::GivenOffsets::all(0));
+        let r = crate::model::testkit::replay_one(&tl, "scm-secret-keys");
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        let warnings: Vec<&String> = tl.inputs.iter().flat_map(|i| &i.warnings).collect();
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("scm1") && w.contains("-10:00") && w.contains("+00:00")),
+            "{warnings:?}"
+        );
     }
 
     #[test]
