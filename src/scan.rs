@@ -789,6 +789,8 @@ struct InputScan<'a> {
     keep_excerpts: bool,
     /// Thread and node names, shared by the events that carry them.
     interned: rustc_hash::FxHashSet<Arc<str>>,
+    /// Why the first line the wrapper could not take apart was not in it.
+    first_not_wrapped: Option<String>,
 }
 
 /// Does this line look like the continuation of a record whose first line is elsewhere: a stack frame, a
@@ -1097,6 +1099,7 @@ impl<'a> InputScan<'a> {
             stray_lines: 0,
             keep_excerpts: true,
             interned: Default::default(),
+            first_not_wrapped: None,
         }
     }
 
@@ -1108,7 +1111,26 @@ impl<'a> InputScan<'a> {
     ) -> InputStats {
         self.finish(on_event, on_unparsed);
         let path = &self.stats.path;
-        if self.stats.records == 0 && self.stats.lines > 0 && self.stray_lines == 0 {
+        let not_wrapped = self
+            .stats
+            .unparsed_by_reason
+            .get(&UnparsedReason::Wrapper)
+            .copied()
+            .unwrap_or(0);
+        if let (Some(w), 0, true) = (
+            &self.setup.wrapper,
+            self.stats.records,
+            self.stats.lines > 0 && not_wrapped == self.stats.lines,
+        ) {
+            // Not a layout's fault: the lines are not in the wrapper (a wrong `--wrapper`).
+            let error = format!(
+                "{path}: no line of this input is in the wrapper `{}` ({}); name the right one with --wrapper ({}), or leave it out to detect it",
+                w.name(),
+                self.first_not_wrapped.as_deref().unwrap_or("?"),
+                wrapper::NAMES
+            );
+            self.stats.errors.push(error);
+        } else if self.stats.records == 0 && self.stats.lines > 0 && self.stray_lines == 0 {
             let warning = format!(
                 "{path}: holds only continuation lines ({} line(s): the rest of a record whose first line is in another part, or a truncated file); nothing in it to check",
                 self.stats.lines
@@ -1198,6 +1220,9 @@ impl InputScan<'_> {
                     .entry(UnparsedReason::Wrapper)
                     .or_default() += 1;
                 self.stray_lines += 1;
+                if self.first_not_wrapped.is_none() {
+                    self.first_not_wrapped = malformed.map(String::from);
+                }
                 on_unparsed(&UnparsedLine {
                     line: base_line + l.line_idx as u64 + 1,
                     byte_offset: block.offset + l.start as u64,

@@ -673,6 +673,24 @@ fn stats_names_the_wrapper() {
         text.contains("layout      daemon (detected), in wrapper cri:"),
         "{text}"
     );
+    // A wrong `--wrapper` says so, not that no layout fits.
+    let out = bin()
+        .args(["check", "--wrapper", "journald-json", &paths[0]])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // The report wraps long lines at the terminal's width, with a gutter: read it as one line of words.
+    let words: Vec<&str> = stderr
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "|" | "│"))
+        .collect();
+    assert!(
+        words.join(" ").contains(
+            "no line of this input is in the wrapper `journald-json` (broken JSON at column"
+        ),
+        "{stderr}"
+    );
     let out = bin()
         .args(["stats", "--wrapper", "nonsense", &paths[0]])
         .output()

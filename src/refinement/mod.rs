@@ -402,10 +402,7 @@ pub type Written = (Vec<(String, String)>, Option<Vec<(usize, u64)>>);
 
 /// The files of `logs` in `layout`: (name, text), and for [`Layout::OneJvm`] the (file, line) of `logs` that
 /// each line of the one file was.
-pub fn in_layout(
-    logs: &Logs,
-    layout: Layout,
-) -> Written {
+pub fn in_layout(logs: &Logs, layout: Layout) -> Written {
     match layout {
         Layout::Daemon => (
             logs.files
