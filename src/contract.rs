@@ -406,14 +406,15 @@ impl Scanned {
                 assert_eq!(*text, String::from_utf8_lossy(raw), "unparsed text");
             }
             // docker-compose output interleaves streams, so only a plain input's spans are disjoint.
-            if !s.docker_prefixes && *reason != UnparsedReason::InvalidField {
+            if !s.docker_prefixes && s.wrapper.is_none() && *reason != UnparsedReason::InvalidField
+            {
                 assert!(
                     !covered.iter().any(|&(a, b)| a <= *offset && *offset < b),
                     "unparsed line {line} inside an event's span"
                 );
             }
         }
-        if !s.docker_prefixes {
+        if !s.docker_prefixes && s.wrapper.is_none() {
             for w in covered.windows(2) {
                 assert!(w[0].1 < w[1].0, "event spans overlap: {w:?}");
             }

@@ -36,6 +36,9 @@ pub enum NodeSource {
     Context,
     /// An `IPC Server handler N on port P` thread, P being the port a node's server listens on.
     IpcPort,
+    /// What collected the log: kubectl's `[pod/NAME/...]`, a shipper's pod field, journald's host, a
+    /// Kubernetes log file's name.
+    Wrapper,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -157,7 +157,8 @@ pub fn resolve_all_following(
     } else {
         (named, Vec::new())
     };
-    let (sources, rotation) = order_families(kept);
+    let (mut sources, mut rotation) = order_families(kept);
+    order_container_runs(&mut sources, &mut rotation);
     Ok(Resolved {
         sources,
         skipped,
@@ -313,6 +314,52 @@ pub(crate) fn order_families(sources: Vec<Source>) -> (Vec<Source>, Vec<Option<S
         }
     }
     (out, notes)
+}
+
+/// Puts the files of one Kubernetes container's runs (one per container id or restart count) in the order
+/// they ran, by the receive time of their first lines, in the places the files held: their names (random
+/// container ids) say nothing of it, and a pod's runs are one node's log, read oldest first like a rotation.
+/// `notes` (one per source) move with their files.
+pub(crate) fn order_container_runs<T>(sources: &mut [Source], notes: &mut [T]) {
+    use crate::wrapper::{container_of_path, first_receive_time};
+    let mut groups: std::collections::BTreeMap<String, Vec<usize>> = Default::default();
+    for (i, s) in sources.iter().enumerate() {
+        if let Source::File(p) = s {
+            if let Some(c) = container_of_path(p) {
+                groups.entry(c).or_default().push(i);
+            }
+        }
+    }
+    for places in groups.values().filter(|g| g.len() > 1) {
+        let mut runs: Vec<(Option<i64>, usize)> = places
+            .iter()
+            .map(|&i| match &sources[i] {
+                Source::File(p) => (first_receive_time(p), i),
+                _ => (None, i),
+            })
+            .collect();
+        runs.sort();
+        let order: Vec<usize> = runs.into_iter().map(|(_, i)| i).collect();
+        permute(sources, places, &order);
+        permute(notes, places, &order);
+    }
+}
+
+/// Puts the item now at `order[k]` at `places[k]`, by swaps (`order` is a permutation of `places`).
+fn permute<T>(items: &mut [T], places: &[usize], order: &[usize]) {
+    // `at[k]`: where the item that belongs at `places[k]` is now.
+    let mut at = order.to_vec();
+    for k in 0..places.len() {
+        let (to, from) = (places[k], at[k]);
+        if to != from {
+            items.swap(to, from);
+            // The item that was at `to` is now at `from`: whoever wants it looks there.
+            if let Some(j) = (k + 1..at.len()).find(|&j| at[j] == to) {
+                at[j] = from;
+            }
+        }
+        at[k] = to;
+    }
 }
 
 /// Log files under a directory, oldest rotation first within each log.
@@ -820,7 +867,8 @@ pub fn spawn_block_reader(
                 return;
             }
             let cut = match memchr::memrchr(b'\n', &buf) {
-                Some(i) => i + 1,
+                // A CRI partial line stays in the block of the line that finishes it.
+                Some(i) => crate::wrapper::keep_partials_together(&buf, i + 1),
                 None => buf.len(), // a line longer than MAX_LINE: cut it here
             };
             carry.extend_from_slice(&buf[cut..]);
@@ -962,6 +1010,17 @@ mod tests {
         .unwrap();
         assert_eq!(r.sources.len(), 3);
         assert_eq!(r.skipped.len(), 1);
+    }
+
+    #[test]
+    fn a_permutation_puts_each_item_in_its_place() {
+        let mut v = vec!['a', 'b', 'c', 'd', 'e'];
+        // Places 0, 2, 4 take the items now at 4, 0, 2.
+        permute(&mut v, &[0, 2, 4], &[4, 0, 2]);
+        assert_eq!(v, ['e', 'b', 'a', 'd', 'c']);
+        let mut v = vec![1, 2, 3];
+        permute(&mut v, &[0, 1, 2], &[1, 2, 0]);
+        assert_eq!(v, [2, 3, 1]);
     }
 
     #[test]

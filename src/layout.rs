@@ -491,6 +491,15 @@ impl Layout {
         self.has_logger
     }
 
+    /// Does the layout's date print whole seconds or no date (`yyyy-MM-dd HH:mm:ss`, `HH:mm:ss.SSS`): a clock
+    /// too coarse to order lines of different nodes by?
+    pub fn has_coarse_clock(&self) -> bool {
+        self.segments.iter().any(|s| match s {
+            Segment::Date(f) => !f.has_date || !f.toks.contains(&DateTok::Millis3),
+            _ => false,
+        })
+    }
+
     /// Matches a record header at the start of `line` (no line terminator).
     #[inline]
     pub fn match_header(&self, line: &[u8]) -> Option<Header> {

@@ -46,3 +46,4 @@ pub mod timings;
 pub mod tla;
 pub mod value;
 pub mod vocab;
+pub mod wrapper;

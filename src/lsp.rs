@@ -441,6 +441,8 @@ impl<W: Write> Server<W> {
             node: None,
             progress: None,
             read_back: false,
+            wrapper: None,
+            max_skew_ms: Some(self.max_skew_ms),
         };
         let timeline =
             crate::timeline::build(&sources, grammar, &options, self.max_skew_ms, &|_, _| {});

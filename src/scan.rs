@@ -14,6 +14,7 @@ use crate::node;
 use crate::time::Timestamp;
 use crate::value::Value;
 use crate::vocab::EventKind;
+use crate::wrapper::{self, Wrapper};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
@@ -45,6 +46,9 @@ pub enum UnparsedReason {
     /// A record of a rule's statement with a field that fails validation (a key id that is not a UUID, a
     /// number with a letter in it): not evidence of anything. The reason is in `UnparsedLine::detail`.
     InvalidField,
+    /// A line its wrapper cannot take apart (broken JSON, a CRI line without its tag) or the wrapper's own
+    /// line (`-- Boot ... --`); the reason is in `UnparsedLine::detail`.
+    Wrapper,
 }
 
 impl UnparsedReason {
@@ -102,6 +106,9 @@ pub struct InputStats {
     /// How the layout was chosen: `detected`, `given` (`--layout`) or `none`.
     pub layout_from: String,
     pub docker_prefixes: bool,
+    /// What collected the log, taken off before the layout (`cri`, `kubectl`, `journald-json`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wrapper: Option<String>,
     pub nodes: BTreeMap<String, String>,
     pub bytes: u64,
     pub lines: u64,
@@ -109,6 +116,10 @@ pub struct InputStats {
     pub continuation_lines: u64,
     pub unparsed: u64,
     pub unparsed_by_reason: BTreeMap<UnparsedReason, u64>,
+    /// Records whose line began with bytes that are no text (NUL padding, a partial binary line) before the
+    /// header; the record is read from its header on, and a warning names the first such line.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub junk_before_header: u64,
     /// The first [`MAX_REJECTED_SHOWN`] records rejected by validation: `line N: Rule: field f: why`.
     pub rejected: Vec<String>,
     /// Records in another layout than the input's (e.g. log4j2 fallback lines in test output).
@@ -153,6 +164,11 @@ pub struct ScanOptions {
     /// Events of a plain file keep no excerpt: a report reads the lines it shows back from the file
     /// ([`crate::excerpt`]). Inputs that cannot be read again keep theirs.
     pub read_back: bool,
+    /// `--wrapper`: what collected the logs; detected per input when not given.
+    pub wrapper: Option<Wrapper>,
+    /// `--max-skew`: how far a wrapper's receive time may be from a log4j time it makes exact (default
+    /// [`crate::time::DEFAULT_MAX_SKEW_MS`]).
+    pub max_skew_ms: Option<i64>,
 }
 
 /// The layouts an input may use and the grammar to match; shared by every block.
@@ -163,6 +179,11 @@ struct Setup<'a> {
     docker: bool,
     /// How `primary` was chosen: `detected`, `given` or `none`.
     from: &'static str,
+    /// What collected the log, taken off every line before the layout.
+    wrapper: Option<Wrapper>,
+    /// The primary layout prints whole seconds or no date: a wrapper's receive time makes it exact.
+    coarse_clock: bool,
+    max_skew_ms: i64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -197,8 +218,29 @@ struct Candidate {
 #[derive(Debug, Default)]
 struct StreamPart {
     name: Box<[u8]>,
-    leading: Vec<LineRef>,
+    leading: Vec<Leading>,
     has_header: bool,
+}
+
+/// A line before its stream's first header in a block.
+#[derive(Clone, Debug)]
+struct Leading {
+    /// Its (first) physical line.
+    line: LineRef,
+    /// The log's own line when a wrapper was taken off (the physical line is the wrapped one).
+    content: Option<Box<[u8]>>,
+    /// Where it ends in the block: past its last physical line, when CRI partial lines were joined.
+    end: u32,
+}
+
+/// A stream's CRI `P` lines so far, waiting for the line that finishes them.
+#[derive(Debug)]
+struct Partial {
+    first: LineRef,
+    /// Where its last physical line so far ends in the block.
+    last_end: u32,
+    text: Vec<u8>,
+    time: Option<Vec<u8>>,
 }
 
 /// What scanning one block found; offsets and lines are relative to the block until folded.
@@ -214,6 +256,11 @@ struct BlockScan {
     /// The block began inside a line cut for length: bytes up to the first newline continue it.
     cut_tail: Option<LineRef>,
     long_lines: u64,
+    /// Lines the wrapper could not take apart, with why.
+    malformed: Vec<(LineRef, String)>,
+    /// Record lines with junk before their header: how many, and the first one's line (in the block).
+    junk_before_header: u64,
+    first_junk_line: Option<u32>,
 }
 
 /// The UTF-8 byte order mark some editors and Windows tools put at the start of a file.
@@ -245,9 +292,21 @@ fn strip_cr(line: &[u8]) -> &[u8] {
 }
 
 impl<'a> Setup<'a> {
-    /// Detects the layout and docker prefixes from an input's first block (or takes `--layout`).
+    /// Detects the wrapper, the layout and docker prefixes from an input's first block (or takes `--wrapper`
+    /// and `--layout`). The layout is detected on the lines with their wrapper taken off.
     fn new(first_block: &[u8], grammar: &'a Grammar, options: &ScanOptions) -> Setup<'a> {
-        let (primary, docker, from) = detect(first_block, options.layout.as_ref());
+        let wrapper = options
+            .wrapper
+            .clone()
+            .or_else(|| wrapper::detect(first_block));
+        let (primary, docker, from) = match &wrapper {
+            Some(w) => {
+                let (primary, _, from) =
+                    detect(&unwrapped_text(w, first_block), options.layout.as_ref());
+                (primary, false, from)
+            }
+            None => detect(first_block, options.layout.as_ref()),
+        };
         // A layout given with --layout is the user's word: no fallback to the builtin ones.
         let others = match options.layout {
             Some(_) => Vec::new(),
@@ -256,14 +315,71 @@ impl<'a> Setup<'a> {
                 .filter(|l| Some(&l.pattern) != primary.as_ref().map(|p| &p.pattern))
                 .collect(),
         };
+        let coarse_clock = primary.as_ref().is_some_and(Layout::has_coarse_clock);
         Setup {
             primary,
             others,
             grammar,
             docker,
             from,
+            wrapper,
+            coarse_clock,
+            max_skew_ms: options
+                .max_skew_ms
+                .unwrap_or(crate::time::DEFAULT_MAX_SKEW_MS),
         }
     }
+}
+
+/// The log's own lines of a block, their wrapper taken off (lines it cannot take apart left out), for
+/// detecting the layout.
+fn unwrapped_text(w: &Wrapper, block: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(block.len());
+    // Partial lines joined per stream, as the scan joins them.
+    type StreamKey = (Option<String>, wrapper::Channel, Option<Vec<u8>>);
+    let mut partial: HashMap<StreamKey, Vec<u8>> = HashMap::new();
+    for line in block.split(|&b| b == b'\n').take(DETECT_LINES) {
+        let Ok(u) = w.unwrap(strip_cr(line)) else {
+            continue;
+        };
+        let key = (
+            u.node.as_deref().map(String::from),
+            u.channel,
+            u.process.as_deref().map(<[u8]>::to_vec),
+        );
+        let so_far = partial.entry(key).or_default();
+        so_far.extend_from_slice(&u.text);
+        if !u.partial {
+            out.append(so_far);
+            out.push(b'\n');
+        }
+    }
+    out
+}
+
+/// Where `message` (decoded from a JSON string) starts in the wrapped line: where the line holds it
+/// unescaped, else at the line's start.
+fn message_in(raw: &[u8], message: &[u8]) -> usize {
+    let probe = &message[..message.len().min(32)];
+    if probe.is_empty() {
+        return 0;
+    }
+    memchr::memmem::find(raw, probe).unwrap_or(0)
+}
+
+/// One logical line as the block scan takes it: where it is, its stream, and the log's own text.
+struct LogicalLine<'b> {
+    /// Its first physical line, extended to the end of its last (CRI partial lines joined).
+    line: LineRef,
+    /// The first physical line, as the file holds it (the excerpt reports show).
+    first_raw: &'b [u8],
+    stream: usize,
+    /// The log's own line.
+    content: &'b [u8],
+    /// Where `content` starts in `first_raw`, when it is a slice of it.
+    content_at: Option<usize>,
+    /// The wrapper's receive time, as written.
+    received: Option<&'b [u8]>,
 }
 
 impl Setup<'_> {
@@ -276,12 +392,37 @@ impl Setup<'_> {
         (Box::default(), 0)
     }
 
+    /// The index of the stream named `name` in this block, added if new.
+    fn stream_index(
+        scan: &mut BlockScan,
+        current: &mut Vec<Option<usize>>,
+        partials: &mut Vec<Option<Partial>>,
+        name: &[u8],
+    ) -> usize {
+        match scan.streams.iter().position(|s| &*s.name == name) {
+            Some(i) => i,
+            None => {
+                scan.streams.push(StreamPart {
+                    name: name.into(),
+                    ..StreamPart::default()
+                });
+                current.push(None);
+                partials.push(None);
+                scan.streams.len() - 1
+            }
+        }
+    }
+
     /// Scans one block: classifies every line, matches the records a rule wants.
     fn scan_block(&self, block: &Block) -> BlockScan {
         let bytes = &block.bytes[..];
         let mut scan = BlockScan::default();
         // Index of the stream's open candidate (in scan.candidates) and whether it has seen a header.
         let mut current: Vec<Option<usize>> = Vec::new();
+        // Per stream, the CRI partial lines waiting for their end.
+        let mut partials: Vec<Option<Partial>> = Vec::new();
+        // The stream key of a wrapped line (node, NUL, channel), reused so that no line allocates one.
+        let mut key: Vec<u8> = Vec::new();
         let mut pos = 0usize;
         let mut line_idx = 0u32;
         if block.continues_line {
@@ -296,11 +437,11 @@ impl Setup<'_> {
         }
         while pos < bytes.len() {
             let nl = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
-            let mut raw = strip_cr(&bytes[pos..nl]);
+            let raw = strip_cr(&bytes[pos..nl]);
             if nl == bytes.len() && nl - pos >= input::MAX_LINE {
                 scan.long_lines += 1;
             }
-            let mut this = LineRef {
+            let this = LineRef {
                 start: pos as u32,
                 end: (pos + raw.len()) as u32,
                 line_idx,
@@ -308,118 +449,277 @@ impl Setup<'_> {
             line_idx += 1;
             pos = nl + 1;
 
-            let (stream, skip) = if self.docker {
-                let (name, skip) = self.stream_of(raw);
-                match scan.streams.iter().position(|s| s.name == name) {
-                    Some(i) => (i, skip),
+            if let Some(w) = &self.wrapper {
+                let u = match w.unwrap(raw) {
+                    Ok(u) => u,
+                    Err(why) => {
+                        scan.malformed.push((this, why));
+                        continue;
+                    }
+                };
+                key.clear();
+                if let Some(n) = &u.node {
+                    key.extend_from_slice(n.as_bytes());
+                }
+                key.push(0);
+                key.extend_from_slice(u.channel.name().as_bytes());
+                if let Some(process) = &u.process {
+                    key.push(0);
+                    key.extend_from_slice(process);
+                }
+                let stream = Self::stream_index(&mut scan, &mut current, &mut partials, &key);
+                if u.partial {
+                    // The start of a line: kept until the line that finishes it.
+                    match &mut partials[stream] {
+                        Some(p) => {
+                            p.text.extend_from_slice(&u.text);
+                            p.last_end = this.end;
+                            scan.continuation_lines += 1;
+                        }
+                        slot @ None => {
+                            *slot = Some(Partial {
+                                first: this,
+                                last_end: this.end,
+                                text: u.text.into_owned(),
+                                time: u.time.map(|t| t.into_owned()),
+                            })
+                        }
+                    }
+                    continue;
+                }
+                match partials[stream].take() {
+                    Some(mut p) => {
+                        p.text.extend_from_slice(&u.text);
+                        // Its first physical line counts as the line; the others continue it.
+                        scan.continuation_lines += 1;
+                        self.take_partial(
+                            &mut scan,
+                            &mut current,
+                            bytes,
+                            block,
+                            stream,
+                            p,
+                            this.end,
+                        );
+                    }
                     None => {
-                        scan.streams.push(StreamPart {
-                            name,
-                            ..StreamPart::default()
-                        });
-                        current.push(None);
-                        (scan.streams.len() - 1, skip)
+                        let logical = LogicalLine {
+                            line: this,
+                            first_raw: raw,
+                            stream,
+                            content: &u.text,
+                            content_at: u.text_at,
+                            received: u.time.as_deref(),
+                        };
+                        self.take_line(&mut scan, &mut current, block, logical);
                     }
                 }
+                continue;
+            }
+
+            let (stream, skip) = if self.docker {
+                let (name, skip) = self.stream_of(raw);
+                (
+                    Self::stream_index(&mut scan, &mut current, &mut partials, &name),
+                    skip,
+                )
             } else {
                 if scan.streams.is_empty() {
-                    scan.streams.push(StreamPart::default());
-                    current.push(None);
+                    Self::stream_index(&mut scan, &mut current, &mut partials, b"");
                 }
                 (0, 0)
             };
-            let mut content = &raw[skip..];
-            let mut header = self.match_any_header(content);
-            if header.is_none() {
-                // Bytes that are no text before a header on the same line (a UTF-8 BOM, the NUL padding a
-                // crash leaves, a partial binary line): the record starts where the header does.
-                if let Some((cut, h)) = self.header_after_junk(content) {
-                    let junk = LineRef {
-                        start: this.start,
-                        end: this.start + (skip + cut) as u32,
-                        line_idx: this.line_idx,
-                    };
-                    let is_bom =
-                        block.offset + this.start as u64 == 0 && content[..cut] == UTF8_BOM[..];
-                    let part = &mut scan.streams[stream];
-                    if is_bom {
-                        // An encoding mark, not content: nothing to report.
-                    } else if !part.has_header {
-                        part.leading.push(junk);
-                    } else if let Some(ci) = current[stream] {
-                        // As before the header was found inside the line: the junk continues the record.
-                        let c = &mut scan.candidates[ci];
-                        if c.text.len() < MAX_RECORD_TEXT {
-                            c.text.push(b'\n');
-                            c.text.extend_from_slice(&content[..cut]);
-                        }
-                        c.end = block.offset + junk.end as u64;
-                    }
-                    content = &content[cut..];
-                    raw = &raw[cut..];
-                    this.start += cut as u32;
-                    header = Some(h);
-                }
-            }
-            let Some((h, other)) = header else {
-                // A continuation line (or one before any record of its stream).
-                let part = &mut scan.streams[stream];
-                if !part.has_header {
-                    part.leading.push(this);
-                    continue;
-                }
-                scan.continuation_lines += 1;
-                if let Some(ci) = current[stream] {
-                    let c = &mut scan.candidates[ci];
-                    if c.text.len() < MAX_RECORD_TEXT {
-                        c.text.push(b'\n');
-                        c.text.extend_from_slice(content);
-                    }
-                    c.end = block.offset + this.end as u64;
-                }
-                continue;
+            let logical = LogicalLine {
+                line: this,
+                first_raw: raw,
+                stream,
+                content: &raw[skip..],
+                content_at: Some(skip),
+                received: None,
             };
-            scan.records += 1;
-            if let Some(i) = other {
-                match scan.other_layout_records.iter_mut().find(|(k, _)| *k == i) {
-                    Some(e) => e.1 += 1,
-                    None => scan.other_layout_records.push((i, 1)),
-                }
-            }
-            if let Some(lv) = h.level {
-                scan.levels[lv as usize] += 1;
-            }
-            scan.streams[stream].has_header = true;
-            if let Some(ci) = current[stream].take() {
-                self.close(&mut scan.candidates[ci]);
-            }
-            let logger = h.logger(content);
-            let message = &content[h.message_start as usize..];
-            if self.grammar.wants(logger, message) {
-                let (first_line, message_offset) =
-                    crate::excerpt::of_line_with_message(raw, skip + h.message_start as usize);
-                let first_line: Arc<str> = first_line.into();
-                scan.candidates.push(Candidate {
-                    stream: stream as u16,
-                    start: block.offset + this.start as u64,
-                    end: block.offset + this.end as u64,
-                    line: this.line_idx as u64,
-                    time: h.time,
-                    level: h.level,
-                    thread: String::from_utf8_lossy(h.thread(content)).into(),
-                    logger: logger.into(),
-                    text: message[..message.len().min(MAX_RECORD_TEXT)].to_vec(),
-                    first_line,
-                    message_offset,
-                    open: true,
-                    result: None,
-                    rejected: None,
-                });
-                current[stream] = Some(scan.candidates.len() - 1);
+            self.take_line(&mut scan, &mut current, block, logical);
+        }
+        // Partial lines never finished in this block (the input ends, or a run longer than a block): each
+        // is the line it has so far.
+        for (stream, p) in std::mem::take(&mut partials).into_iter().enumerate() {
+            if let Some(p) = p {
+                let end = p.last_end;
+                self.take_partial(&mut scan, &mut current, bytes, block, stream, p, end);
             }
         }
         scan.lines = line_idx as u64;
         scan
+    }
+
+    /// A joined run of CRI partial lines, as one logical line that ends at `end`.
+    #[allow(clippy::too_many_arguments)]
+    fn take_partial(
+        &self,
+        scan: &mut BlockScan,
+        current: &mut [Option<usize>],
+        bytes: &[u8],
+        block: &Block,
+        stream: usize,
+        p: Partial,
+        end: u32,
+    ) {
+        let first_raw = &bytes[p.first.start as usize..p.first.end as usize];
+        let logical = LogicalLine {
+            line: LineRef { end, ..p.first },
+            first_raw,
+            stream,
+            content: &p.text,
+            content_at: None,
+            received: p.time.as_deref(),
+        };
+        self.take_line(scan, current, block, logical);
+    }
+
+    /// Classifies one logical line: a record's header, its continuation, or a line before its stream's first
+    /// record.
+    fn take_line(
+        &self,
+        scan: &mut BlockScan,
+        current: &mut [Option<usize>],
+        block: &Block,
+        l: LogicalLine<'_>,
+    ) {
+        let LogicalLine {
+            line: mut this,
+            first_raw: mut raw,
+            stream,
+            mut content,
+            mut content_at,
+            received,
+        } = l;
+        let mut header = self.match_any_header(content);
+        if header.is_none() {
+            // Bytes that are no text before a header on the same line (a UTF-8 BOM, the NUL padding a
+            // crash leaves, a partial binary line): the record starts where the header does.
+            if let Some((cut, h)) = self.header_after_junk(content) {
+                // In a wrapped line the junk is inside the log's own text: the physical line stays whole (its
+                // record starts where it starts), and the junk is told with that line.
+                let wrapped = self.wrapper.is_some();
+                let skip = content_at.unwrap_or(0);
+                let junk = if wrapped {
+                    LineRef {
+                        end: this.start + raw.len() as u32,
+                        ..this
+                    }
+                } else {
+                    LineRef {
+                        start: this.start,
+                        end: this.start + (skip + cut) as u32,
+                        line_idx: this.line_idx,
+                    }
+                };
+                let is_bom = !wrapped
+                    && block.offset + this.start as u64 == 0
+                    && content[..cut] == UTF8_BOM[..];
+                let part = &mut scan.streams[stream];
+                if is_bom {
+                    // An encoding mark, not content: nothing to report.
+                } else if !part.has_header {
+                    // The line is this record's first line (counted once, as a record), not an unparsed one.
+                    scan.junk_before_header += 1;
+                    scan.first_junk_line.get_or_insert(this.line_idx);
+                } else if let Some(ci) = current[stream] {
+                    // As before the header was found inside the line: the junk continues the record.
+                    let c = &mut scan.candidates[ci];
+                    if c.text.len() < MAX_RECORD_TEXT {
+                        c.text.push(b'\n');
+                        c.text.extend_from_slice(&content[..cut]);
+                    }
+                    if !wrapped {
+                        c.end = block.offset + junk.end as u64;
+                    }
+                }
+                content = &content[cut..];
+                if wrapped {
+                    content_at = content_at.map(|at| at + cut);
+                } else {
+                    raw = &raw[cut..];
+                    this.start += cut as u32;
+                }
+                header = Some(h);
+            }
+        }
+        let Some((h, other)) = header else {
+            // A continuation line (or one before any record of its stream).
+            let part = &mut scan.streams[stream];
+            if !part.has_header {
+                let first_end = this.start + raw.len() as u32;
+                part.leading.push(Leading {
+                    line: LineRef {
+                        end: first_end,
+                        ..this
+                    },
+                    // docker-compose lines are taken apart again when folded; a wrapped one keeps its text.
+                    content: self.wrapper.is_some().then(|| content.into()),
+                    end: this.end,
+                });
+                return;
+            }
+            scan.continuation_lines += 1;
+            if let Some(ci) = current[stream] {
+                let c = &mut scan.candidates[ci];
+                if c.text.len() < MAX_RECORD_TEXT {
+                    c.text.push(b'\n');
+                    c.text.extend_from_slice(content);
+                }
+                c.end = block.offset + this.end as u64;
+            }
+            return;
+        };
+        scan.records += 1;
+        if let Some(i) = other {
+            match scan.other_layout_records.iter_mut().find(|(k, _)| *k == i) {
+                Some(e) => e.1 += 1,
+                None => scan.other_layout_records.push((i, 1)),
+            }
+        }
+        if let Some(lv) = h.level {
+            scan.levels[lv as usize] += 1;
+        }
+        scan.streams[stream].has_header = true;
+        if let Some(ci) = current[stream].take() {
+            self.close(&mut scan.candidates[ci]);
+        }
+        let logger = h.logger(content);
+        let message = &content[h.message_start as usize..];
+        if self.grammar.wants(logger, message) {
+            let message_at = match content_at {
+                Some(at) => at + h.message_start as usize,
+                // Decoded from JSON: the message where the wrapped line holds it as is, else the line's start.
+                None => message_in(raw, message),
+            };
+            let (first_line, message_offset) =
+                crate::excerpt::of_line_with_message(raw, message_at);
+            let first_line: Arc<str> = first_line.into();
+            let time = match (h.time, received.and_then(wrapper::parse_time)) {
+                (Some(t), Some(utc)) if self.coarse_clock => {
+                    Some(wrapper::refine(t, utc, self.max_skew_ms))
+                }
+                (t, _) => t,
+            };
+            scan.candidates.push(Candidate {
+                stream: stream as u16,
+                start: block.offset + this.start as u64,
+                end: block.offset + this.end as u64,
+                line: this.line_idx as u64,
+                time,
+                level: h.level,
+                thread: String::from_utf8_lossy(h.thread(content)).into(),
+                logger: logger.into(),
+                text: message[..message.len().min(MAX_RECORD_TEXT)].to_vec(),
+                first_line,
+                message_offset,
+                open: true,
+                result: None,
+                rejected: None,
+            });
+            current[stream] = Some(scan.candidates.len() - 1);
+        }
     }
 
     /// The header `content` starts with, in the input's layout or (for a line that starts like a header: a
@@ -484,7 +784,8 @@ struct InputScan<'a> {
     last_stream: Box<[u8]>,
     lines_before: u64,
     cli_node: Option<Arc<str>>,
-    file_node: Option<Arc<str>>,
+    /// The node the input's name gives, and whether a daemon log's or a Kubernetes log file's name gave it.
+    file_node: Option<(Arc<str>, NodeSource)>,
     /// Integration-test output: all components share one JVM, one file and one host name.
     single_jvm: bool,
     /// Lines before any record that do not look like the rest of a record (a stack trace, a wrapped message).
@@ -493,6 +794,10 @@ struct InputScan<'a> {
     keep_excerpts: bool,
     /// Thread and node names, shared by the events that carry them.
     interned: rustc_hash::FxHashSet<Arc<str>>,
+    /// Why the first line the wrapper could not take apart was not in it.
+    first_not_wrapped: Option<String>,
+    /// The first line (1-based) whose record began after junk bytes.
+    first_junk_line: Option<u64>,
 }
 
 /// Does this line look like the continuation of a record whose first line is elsewhere: a stack frame, a
@@ -745,10 +1050,16 @@ fn block_end(bytes: &[u8], start: usize, size: usize) -> usize {
     if limit >= bytes.len() {
         return bytes.len();
     }
-    match memchr::memrchr(b'\n', &bytes[start..limit]) {
+    let mut end = match memchr::memrchr(b'\n', &bytes[start..limit]) {
         Some(i) => start + i + 1,
         None => memchr::memchr(b'\n', &bytes[limit..]).map_or(bytes.len(), |i| limit + i + 1),
+    };
+    // A CRI partial line stays in the block of the line that finishes it (the reader moves its cut back
+    // instead, having read no further).
+    while end < bytes.len() && wrapper::unfinished_partial(&bytes[start..end]).is_some() {
+        end = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i + 1);
     }
+    end
 }
 
 impl<'a> InputScan<'a> {
@@ -759,6 +1070,7 @@ impl<'a> InputScan<'a> {
         file_name: Option<String>,
         options: &ScanOptions,
     ) -> InputScan<'a> {
+        let path_for_pod = &path.clone();
         InputScan {
             input_id,
             setup,
@@ -768,6 +1080,7 @@ impl<'a> InputScan<'a> {
                 pattern: setup.primary.as_ref().map(|l| l.pattern.clone()),
                 layout_from: setup.from.to_string(),
                 docker_prefixes: setup.docker,
+                wrapper: setup.wrapper.as_ref().map(Wrapper::name),
                 ..InputStats::default()
             },
             streams: HashMap::new(),
@@ -779,11 +1092,22 @@ impl<'a> InputScan<'a> {
             cli_node: options.node.as_deref().map(Arc::<str>::from),
             single_jvm: setup.primary.as_ref().is_some_and(|l| l.name == "test"),
             file_node: file_name
-                .and_then(|n| node::from_file_name(&n))
-                .map(|(host, _)| Arc::<str>::from(host)),
+                .as_deref()
+                .and_then(node::from_file_name)
+                .map(|(host, _)| (Arc::<str>::from(host), NodeSource::FileName))
+                .or_else(|| {
+                    // A Kubernetes log file names its pod: `<pod>_<namespace>_<container>-<id>.log`.
+                    let pod = wrapper::pod_of_path(std::path::Path::new(path_for_pod))?;
+                    setup
+                        .wrapper
+                        .is_some()
+                        .then(|| (Arc::<str>::from(pod), NodeSource::Wrapper))
+                }),
             stray_lines: 0,
             keep_excerpts: true,
             interned: Default::default(),
+            first_not_wrapped: None,
+            first_junk_line: None,
         }
     }
 
@@ -794,8 +1118,35 @@ impl<'a> InputScan<'a> {
         on_unparsed: &mut impl FnMut(&UnparsedLine),
     ) -> InputStats {
         self.finish(on_event, on_unparsed);
+        if let (1.., Some(line)) = (self.stats.junk_before_header, self.first_junk_line) {
+            let n = self.stats.junk_before_header;
+            let path = &self.stats.path;
+            let warning = format!(
+                "{path}: {n} record(s) begin after bytes that are no text on their line (NUL padding, a partial binary line; the first at line {line}); each is read from its header on"
+            );
+            self.stats.warnings.push(warning);
+        }
         let path = &self.stats.path;
-        if self.stats.records == 0 && self.stats.lines > 0 && self.stray_lines == 0 {
+        let not_wrapped = self
+            .stats
+            .unparsed_by_reason
+            .get(&UnparsedReason::Wrapper)
+            .copied()
+            .unwrap_or(0);
+        if let (Some(w), 0, true) = (
+            &self.setup.wrapper,
+            self.stats.records,
+            self.stats.lines > 0 && not_wrapped == self.stats.lines,
+        ) {
+            // Not a layout's fault: the lines are not in the wrapper (a wrong `--wrapper`).
+            let error = format!(
+                "{path}: no line of this input is in the wrapper `{}` ({}); name the right one with --wrapper ({}), or leave it out to detect it",
+                w.name(),
+                self.first_not_wrapped.as_deref().unwrap_or("?"),
+                wrapper::NAMES
+            );
+            self.stats.errors.push(error);
+        } else if self.stats.records == 0 && self.stats.lines > 0 && self.stray_lines == 0 {
             let warning = format!(
                 "{path}: holds only continuation lines ({} line(s): the rest of a record whose first line is in another part, or a truncated file); nothing in it to check",
                 self.stats.lines
@@ -829,6 +1180,11 @@ impl InputScan<'_> {
         let base_line = self.lines_before;
         self.stats.bytes += block.bytes.len() as u64;
         self.stats.lines += scan.lines;
+        if let Some(idx) = scan.first_junk_line {
+            self.first_junk_line
+                .get_or_insert(base_line + u64::from(idx) + 1);
+        }
+        self.stats.junk_before_header += scan.junk_before_header;
         self.stats.records += scan.records;
         self.stats.continuation_lines += scan.continuation_lines;
         self.stats.long_lines += scan.long_lines;
@@ -855,38 +1211,65 @@ impl InputScan<'_> {
         }
         // The lines before each stream's first header in this block, in input order across streams (the
         // unparsed ones are reported in that order however the input is cut into blocks).
-        let mut leading: Vec<(usize, LineRef)> = scan
+        // Lines the wrapper could not take apart are unparsed wherever they are; they come in among the
+        // leading lines in input order (stream `None`).
+        let mut leading: Vec<(Option<usize>, Leading, Option<&str>)> = scan
             .streams
             .iter()
             .enumerate()
-            .flat_map(|(i, part)| part.leading.iter().map(move |l| (i, *l)))
+            .flat_map(|(i, part)| part.leading.iter().map(move |l| (Some(i), l.clone(), None)))
+            .chain(scan.malformed.iter().map(|(l, why)| {
+                let entry = Leading {
+                    line: *l,
+                    content: None,
+                    end: l.end,
+                };
+                (None, entry, Some(why.as_str()))
+            }))
             .collect();
-        if scan.streams.len() > 1 {
-            leading.sort_by_key(|(_, l)| l.line_idx);
+        if scan.streams.len() > 1 || !scan.malformed.is_empty() {
+            leading.sort_by_key(|(_, l, _)| l.line.line_idx);
         }
-        for (i, l) in leading {
+        for (i, entry, malformed) in leading {
+            let l = entry.line;
+            let text = &block.bytes[l.start as usize..l.end as usize];
+            let Some(i) = i else {
+                self.stats.unparsed += 1;
+                *self
+                    .stats
+                    .unparsed_by_reason
+                    .entry(UnparsedReason::Wrapper)
+                    .or_default() += 1;
+                self.stray_lines += 1;
+                if self.first_not_wrapped.is_none() {
+                    self.first_not_wrapped = malformed.map(String::from);
+                }
+                on_unparsed(&UnparsedLine {
+                    line: base_line + l.line_idx as u64 + 1,
+                    byte_offset: block.offset + l.start as u64,
+                    text: String::from_utf8_lossy(text).into_owned(),
+                    reason: UnparsedReason::Wrapper,
+                    detail: malformed.map(String::from),
+                });
+                continue;
+            };
             let part = &scan.streams[i];
             let has_record = self
                 .streams
                 .entry(part.name.clone())
                 .or_default()
                 .has_record;
-            let text = &block.bytes[l.start as usize..l.end as usize];
+            let skip = if self.setup.docker {
+                self.setup.stream_of(text).1
+            } else {
+                0
+            };
+            let content: &[u8] = entry.content.as_deref().unwrap_or(&text[skip..]);
             if has_record {
                 self.stats.continuation_lines += 1;
-                let skip = if self.setup.docker {
-                    self.setup.stream_of(text).1
-                } else {
-                    0
-                };
                 let name = part.name.clone();
-                self.extend_open(&name, &text[skip..], block.offset + l.end as u64);
+                self.extend_open(&name, content, block.offset + entry.end as u64);
             } else {
-                let content = &text[if self.setup.docker {
-                    self.setup.stream_of(text).1
-                } else {
-                    0
-                }..];
                 if !looks_like_continuation(content) {
                     self.stray_lines += 1;
                 }
@@ -1043,8 +1426,14 @@ impl InputScan<'_> {
         let rule = &self.setup.grammar.rules[m.rule as usize];
         let name = self.stream_names[stream as usize].clone();
         let state = self.streams.entry(name.clone()).or_default();
-        if state.docker_name.is_none() && !name.is_empty() {
-            state.docker_name = Some(String::from_utf8_lossy(&name).into());
+        // A wrapped line's stream is `node NUL channel [NUL process]`: the node names it (pod, host), when
+        // there is one.
+        let node_name = match self.setup.wrapper {
+            Some(_) => name.split(|&b| b == 0).next().unwrap_or_default(),
+            None => &name[..],
+        };
+        if state.docker_name.is_none() && !node_name.is_empty() {
+            state.docker_name = Some(String::from_utf8_lossy(node_name).into());
         }
         if rule.event == EventKind::ProcessStarted {
             if let Some(Value::HostIp { host, .. }) =
@@ -1055,10 +1444,15 @@ impl InputScan<'_> {
         }
         let (node, node_from) = if let Some(n) = &self.cli_node {
             (Some(n.clone()), Some(NodeSource::Cli))
-        } else if let Some(n) = &self.file_node {
-            (Some(n.clone()), Some(NodeSource::FileName))
+        } else if let Some((n, from)) = &self.file_node {
+            (Some(n.clone()), Some(*from))
         } else if let Some(n) = &state.docker_name {
-            (Some(n.clone()), Some(NodeSource::DockerPrefix))
+            let from = if self.setup.wrapper.is_some() {
+                NodeSource::Wrapper
+            } else {
+                NodeSource::DockerPrefix
+            };
+            (Some(n.clone()), Some(from))
         } else if let Some(n) = state.banner_host.as_ref().filter(|_| !self.single_jvm) {
             // In single-JVM test output every banner names the same machine, not a node.
             (Some(n.clone()), Some(NodeSource::Banner))
@@ -1230,6 +1624,135 @@ a_1  | STARTUP_MSG:   host = 41fda388584c/172.18.0.8\n";
             events[0].field("service"),
             Some(&Value::Str("StorageContainerManager".into()))
         );
+    }
+
+    #[test]
+    fn journal_units_on_one_host_fold_apart_and_the_host_names_the_node() {
+        let t = "2026-08-23T10:00:01+0000 host1";
+        let text = format!(
+            "-- Boot 0123456789abcdef --\n\
+{t} ozone-scm[1]: 2026-08-23 10:00:01,234 [main] INFO server.StorageContainerManagerStarter: STARTUP_MSG: \n\
+{t} ozone-recon[2]: 2026-08-23 10:00:01,300 [main] INFO recon.ReconServer: hello\n\
+{t} ozone-scm[1]: /************************************************************\n\
+{t} ozone-scm[1]: STARTUP_MSG: Starting StorageContainerManager\n\
+{t} ozone-scm[1]: STARTUP_MSG:   host = scm1/172.18.0.4\n"
+        );
+        let (stats, events, unparsed) = scan_text(text.as_bytes());
+        assert_eq!(stats.wrapper.as_deref(), Some("journald"));
+        assert_eq!(stats.records, 2);
+        assert_eq!(unparsed.len(), 1);
+        assert_eq!(unparsed[0].reason, UnparsedReason::Wrapper);
+        assert_eq!(unparsed[0].line, 1);
+        assert!(unparsed[0]
+            .detail
+            .as_deref()
+            .unwrap()
+            .contains("journalctl's own line"));
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].node.as_deref(), Some("host1"));
+        assert_eq!(events[0].node_from, Some(NodeSource::Wrapper));
+        assert_eq!(
+            events[0].field("service"),
+            Some(&Value::Str("StorageContainerManager".into()))
+        );
+        assert_eq!(events[0].span.line, 2);
+        assert_eq!(
+            events[0].span.byte_offset as usize,
+            text.find(&format!("{t} ozone-scm")).unwrap()
+        );
+        assert_eq!(
+            events[0].span.byte_offset as usize + events[0].span.byte_len as usize,
+            text.len() - 1
+        );
+    }
+
+    #[test]
+    fn cri_partial_lines_join_per_stream_into_one_record() {
+        let line = "2026-08-23 10:00:03,000 [x] INFO org.apache.hadoop.hdds.scm.ha.SCMHAManagerImpl: Replaced DB with checkpoint, term: 2, index: 202";
+        let (a, rest) = line.split_at(40);
+        let (b, c) = rest.split_at(50);
+        let t = "2026-08-23T10:00:03.000000001Z";
+        let text = format!(
+            "{t} stdout P {a}\n{t} stderr F WARNING: an illegal reflective access\n{t} stdout P {b}\n{t} stdout F {c}\n"
+        );
+        let (stats, events, unparsed) = scan_text(text.as_bytes());
+        assert_eq!(stats.wrapper.as_deref(), Some("cri"));
+        assert_eq!(stats.lines, 4);
+        assert_eq!(stats.records, 1);
+        assert_eq!(stats.continuation_lines, 2);
+        assert_eq!(unparsed.len(), 1);
+        assert_eq!(unparsed[0].reason, UnparsedReason::JvmMessage);
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].field("index"), Some(&Value::U64(202)));
+        assert_eq!(events[0].span.line, 1);
+        assert_eq!(events[0].span.byte_offset, 0);
+        assert_eq!(events[0].span.byte_len as usize, text.len() - 1);
+        // Cut into blocks anywhere, the parts stay together.
+        for block_size in [1, 7, 64] {
+            let grammar = Grammar::embedded().unwrap();
+            let mut cut_events = Vec::new();
+            let memory = InMemory {
+                path: "cri.log",
+                bytes: text.as_bytes(),
+                block_size,
+            };
+            scan_bytes(
+                0,
+                memory,
+                &grammar,
+                &ScanOptions::default(),
+                |e| cut_events.push(e),
+                |_| {},
+            );
+            assert_eq!(cut_events.len(), 1, "blocks of {block_size}");
+            assert_eq!(cut_events[0].span, events[0].span, "blocks of {block_size}");
+        }
+    }
+
+    #[test]
+    fn docker_json_entries_without_their_newline_join_the_next() {
+        let line = "2026-08-23 10:00:03,000 [x] INFO org.apache.hadoop.hdds.scm.ha.SCMHAManagerImpl: Replaced DB with checkpoint, term: 2, index: 202";
+        let (a, b) = line.split_at(60);
+        let entry = |log: &str| {
+            format!(
+                "{{\"log\":{},\"stream\":\"stderr\",\"time\":\"2026-08-23T10:00:03.000000001Z\"}}\n",
+                serde_json::to_string(log).unwrap()
+            )
+        };
+        let text = [entry(a), entry(&format!("{b}\n"))].concat();
+        let (stats, events, unparsed) = scan_text(text.as_bytes());
+        assert_eq!(stats.wrapper.as_deref(), Some("docker-json"));
+        assert!(unparsed.is_empty());
+        assert_eq!((stats.records, stats.continuation_lines), (1, 1));
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].field("index"), Some(&Value::U64(202)));
+        assert_eq!(events[0].span.byte_len as usize, text.len() - 1);
+    }
+
+    #[test]
+    fn a_new_container_id_in_a_shippers_stream_starts_a_new_run_of_the_same_pod() {
+        let entry = |id: &str, line: &str| {
+            format!(
+                "{{\"log\":{},\"kubernetes\":{{\"pod_name\":\"scm-0\",\"container_name\":\"scm\",\"docker_id\":\"{id}\"}}}}\n",
+                serde_json::to_string(line).unwrap()
+            )
+        };
+        let text = [
+            entry("aaa", "2026-08-23 10:00:01,234 [main] INFO org.apache.hadoop.hdds.scm.server.StorageContainerManagerStarter: STARTUP_MSG: "),
+            entry("aaa", "/************************************************************"),
+            // The container restarted: its first line is no continuation of the last run's record.
+            entry("bbb", "STARTUP_MSG: Starting StorageContainerManager"),
+        ]
+        .concat();
+        let (stats, events, unparsed) = scan_text(text.as_bytes());
+        assert_eq!(stats.wrapper.as_deref(), Some("ndjson:log"));
+        assert_eq!(stats.records, 1);
+        assert_eq!(stats.continuation_lines, 1);
+        assert_eq!(unparsed.len(), 1);
+        assert_eq!(unparsed[0].line, 3);
+        assert_eq!(unparsed[0].reason, UnparsedReason::BeforeFirstRecord);
+        // A banner cut off after its first lines is no start.
+        assert!(events.is_empty());
     }
 
     #[test]

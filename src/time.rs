@@ -3,6 +3,9 @@
 
 use std::fmt;
 
+/// The clock skew tolerated between nodes (`--max-skew`), by default.
+pub const DEFAULT_MAX_SKEW_MS: i64 = 1000;
+
 /// Milliseconds since 1970-01-01T00:00:00 of the log's own clock (no zone: log4j prints local time).
 /// `has_date` is false for layouts that print only the time of day.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

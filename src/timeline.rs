@@ -25,8 +25,8 @@ use std::sync::Arc;
 /// Clock, input, byte offset: how ready events are ordered.
 type OrderKey = (i64, u32, u64);
 
-/// Default tolerance for clock differences between nodes.
-pub const DEFAULT_MAX_SKEW_MS: i64 = 1000;
+/// Default tolerance for clock differences between nodes (defined with the clock, which the scan also uses).
+pub use crate::time::DEFAULT_MAX_SKEW_MS;
 
 /// Which nodes a model watches: the nodes the logs say run `service`, and, among the nodes whose service the
 /// logs do not tell (stdin without a banner, a renamed file), those that log an event for which
@@ -665,7 +665,12 @@ fn attribute_to_banner_host(events: &mut InputEvents, stats: &mut InputStats) {
         }
         let strong = matches!(
             h.node_from,
-            Some(NodeSource::Cli | NodeSource::FileName | NodeSource::DockerPrefix)
+            Some(
+                NodeSource::Cli
+                    | NodeSource::FileName
+                    | NodeSource::DockerPrefix
+                    | NodeSource::Wrapper
+            )
         );
         if let (Some(n), false) = (host, strong) {
             let e = &mut events.heads[i];

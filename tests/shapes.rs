@@ -855,7 +855,8 @@ fn a_part_of_only_continuation_lines_is_a_warning_not_an_abort() {
 /// Issue 19, item 5: bytes before the first record never hide it. Each per-node file in the console layout
 /// under a name that tells no node (so the first record, the banner, is what names the node), behind a UTF-8
 /// BOM, behind a truncated partial line, and behind NUL padding on the first record's own line: the answer
-/// of the plain files. The partial line and the padding are counted as unparsed, the BOM is not.
+/// of the plain files. The partial line is an unparsed line; the padding is part of its record's line, counted
+/// and warned about; the BOM is neither.
 #[test]
 fn a_bom_or_junk_before_the_first_record_never_hides_it() {
     let grammar = Grammar::embedded().unwrap();
@@ -875,14 +876,16 @@ fn a_bom_or_junk_before_the_first_record_never_hides_it() {
             })
             .collect();
         let tmp = tempfile::tempdir().unwrap();
-        for (shape, lead, unparsed) in [
-            ("bom", &b"\xEF\xBB\xBF"[..], 0u64),
+        // (shape, leading bytes, unparsed lines, records read after junk on their line)
+        for (shape, lead, unparsed, junk) in [
+            ("bom", &b"\xEF\xBB\xBF"[..], 0u64, 0u64),
             (
                 "partial line",
                 &b"ing the previous run's last record\n"[..],
                 1,
+                0,
             ),
-            ("nul padding", &b"\0\0\0\0\0\0\0\0"[..], 1),
+            ("nul padding", &b"\0\0\0\0\0\0\0\0"[..], 0, 1),
         ] {
             let dir = tmp.path().join(shape.replace(' ', "-"));
             let files: Vec<String> = fx
@@ -895,11 +898,20 @@ fn a_bom_or_junk_before_the_first_record_never_hides_it() {
             let got = answer_of(&tl, &nowhere);
             assert_eq!(without_places(&got), loose, "{}: {shape}", fx.name);
             for stats in &tl.inputs {
+                let what = format!("{}: {shape}: {}", fx.name, stats.path);
+                assert_eq!(stats.unparsed, unparsed, "{what}");
+                assert_eq!(stats.junk_before_header, junk, "{what}");
+                // Every line once: a record's first line, a continuation line, or an unparsed line.
                 assert_eq!(
-                    stats.unparsed, unparsed,
-                    "{}: {shape}: {}",
-                    fx.name, stats.path
+                    stats.records + stats.continuation_lines + stats.unparsed,
+                    stats.lines,
+                    "{what}"
                 );
+                let warned = stats
+                    .warnings
+                    .iter()
+                    .any(|w| w.contains("no text on their line"));
+                assert_eq!(warned, junk > 0, "{what}: {:?}", stats.warnings);
             }
         }
     }

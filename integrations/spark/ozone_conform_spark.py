@@ -19,6 +19,13 @@ file name (which names the node and the rotation part) and read from there; the 
 original URI, so the report's spans point at the file where it lies. `--via binary` sends local files that
 way too.
 
+Logs as Kubernetes, Docker, journald or a log shipper collected them (`/var/log/containers/*.log`, Docker's
+`*-json.log`, `journalctl -o json` exports, Fluent Bit or Vector NDJSON) are read as `check` reads them:
+`events` detects the wrapper per file (`--events-arg=--wrapper=cri` names it), and spans stay those of the
+wrapped file. A `/var/log/containers/<pod>_<namespace>_<container>-<id>.log` keeps its name on the executor, so
+the pod still names the node; a `/var/log/pods/.../<container>/N.log` reached through `binaryFiles` loses its
+directories, so there the banner names the node.
+
 The binary is the one shipped with `--files` (found with SparkFiles), else `--binary PATH`, else
 `ozone-conform` on PATH. Exit code: check's (0 conforms or inconclusive, 1 a violation, 2 an error).
 """

@@ -200,6 +200,11 @@ pub struct InputArgs {
     /// The node every record comes from (for stdin, where no file name tells).
     #[arg(long, value_name = "NAME")]
     pub node: Option<String>,
+    /// What collected the logs, taken off each line before its layout: kubectl (`kubectl logs --timestamps`,
+    /// `--prefix`, `docker logs -t`), cri (/var/log/containers), docker-json, journald (short-iso),
+    /// journald-json, or ndjson:FIELD (the field that holds the line). Default: detected per input.
+    #[arg(long, value_name = "WRAPPER", value_parser = crate::wrapper::Wrapper::from_name)]
+    pub wrapper: Option<crate::wrapper::Wrapper>,
     /// Directory of *.rules files that add to or override the embedded rules.
     #[arg(long = "grammar", value_name = "DIR")]
     pub grammar: Vec<PathBuf>,
@@ -401,7 +406,8 @@ pub fn load_timeline(
 ) -> Result<(crate::timeline::Timeline, bool), Report> {
     let max_skew = i64::try_from(max_skew)
         .map_err(|_| miette!(code = "ozone_conform::usage", "--max-skew is too large"))?;
-    let p = prepare(args)?;
+    let mut p = prepare(args)?;
+    p.options.max_skew_ms = Some(max_skew);
     let verbose = args.verbose;
     let on_unparsed = unparsed_printer(verbose);
     let timeline =
@@ -484,6 +490,8 @@ fn prepare_following(args: &InputArgs, per_file: bool, follow: bool) -> Result<P
             node: args.node.clone(),
             progress: None,
             read_back: false,
+            wrapper: args.wrapper.clone(),
+            max_skew_ms: None,
         },
     })
 }
@@ -716,10 +724,10 @@ fn write_stats_text(out: &mut impl Write, s: &InputStats) -> io::Result<()> {
             out,
             "  layout      {name} ({}){}: {pattern}",
             s.layout_from,
-            if s.docker_prefixes {
-                ", docker-compose prefixes"
-            } else {
-                ""
+            match (&s.wrapper, s.docker_prefixes) {
+                (Some(w), _) => format!(", in wrapper {w}"),
+                (None, true) => ", docker-compose prefixes".to_string(),
+                (None, false) => String::new(),
             }
         )?,
         _ => writeln!(out, "  layout      none fits")?,
@@ -852,6 +860,7 @@ fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
     let max_skew = i64::try_from(max_skew)
         .map_err(|_| miette!(code = "ozone_conform::usage", "--max-skew is too large"))?;
     let mut p = prepare_following(args, per_file, *follow && !per_file)?;
+    p.options.max_skew_ms = Some(max_skew);
     let format = format.resolve(io::stderr().is_terminal());
     if *follow {
         if per_file {
