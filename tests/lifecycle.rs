@@ -248,17 +248,54 @@ fn a_daemon_in_the_test_layout_has_the_same_lifecycle_as_in_the_daemon_layout() 
 /// `tests/fixtures/lifecycle/`: an SCM daemon run with the test log4j pattern, its file named by no node.
 #[test]
 fn an_scm_daemon_in_the_test_layout_is_checked_like_one_in_the_daemon_layout() {
-    for (case, line, how) in [
-        // kill -9 after the DB swap: the restart banner follows no shutdown.
+    // test-layout-kill9 is killed after `Updating keys with` and `Current key updated`, while its key file is
+    // being written (Ozone logs `Saved [...] to file` after the write): whether the file was written is not
+    // logged, so the verdict is inconclusive and says so. The same log killed before the save began (those
+    // two lines cut) is the bug.
+    let tmp = tempfile::tempdir().unwrap();
+    let kill9 = fixture("lifecycle/test-layout-kill9/scm.log");
+    let text = std::fs::read_to_string(&kill9).unwrap();
+    let before_save: String = text
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| !matches!(i + 1, 49 | 50))
+        .map(|(_, l)| format!("{l}\n"))
+        .collect();
+    assert!(text.lines().nth(48).unwrap().contains("Updating keys with"));
+    assert!(text
+        .lines()
+        .nth(49)
+        .unwrap()
+        .contains("Current key updated"));
+    let killed_before_save = tmp.path().join("scm.log");
+    std::fs::write(&killed_before_save, before_save).unwrap();
+    let report = check_json_with(
+        &["--log-utc-offset", "+00:00"],
+        std::slice::from_ref(&kill9),
+    );
+    assert_eq!(verdict(&report, "scm-secret-keys"), "inconclusive");
+    let reason = report["models"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("SCM scm3 stopped after `Updating keys with [...]`")
+            && reason.contains("whether its key file was written is not logged"),
+        "{reason}"
+    );
+    for (case, log, line, how) in [
+        // kill -9 after the DB swap, before the save began: the restart banner follows no shutdown.
         (
-            "test-layout-kill9",
-            51,
+            "test-layout-kill9, killed before the save",
+            killed_before_save,
+            49,
             "crashed (this STARTUP_MSG follows no shutdown)",
         ),
         // StateMachineUpdater caught a Throwable → stop() → Terminating: the first stop line.
-        ("test-layout-updater-throwable", 75, "stopped"),
+        (
+            "test-layout-updater-throwable",
+            fixture("lifecycle/test-layout-updater-throwable/scm.log"),
+            75,
+            "stopped",
+        ),
     ] {
-        let log = fixture(&format!("lifecycle/{case}/scm.log"));
         // The fixture's clocks are UTC (its README); the keys expire 3 h after the install, inside a time
         // zone's offset, so without the offset the monitor cannot know they were still live: it says so.
         let unsure = check_json(std::slice::from_ref(&log));

@@ -293,16 +293,20 @@ impl Logs {
         self.printed[self.step] += 1;
     }
 
-    /// A crash in the middle of step `step` (the last step printed): in each file it wrote two or more records
-    /// to, the records after a random one of them are never written. Returns whether anything was cut.
-    fn crash_within(&mut self, step: usize, rng: &mut Rng) -> bool {
+    /// A crash at the end of step `step` (the last step printed): in each file it wrote two or more records to,
+    /// its last record is never written. Ozone logs a step's effect after doing it (`Saved [...] to file` after
+    /// the write, `Block has been finalized` after the finalization, `starting Raft server` at the end of a
+    /// startup), so a crash before the last line leaves the step done, as the mirror has it, and the line lost;
+    /// a crash before an earlier line would be a crash before the step, which the walk draws as its own action.
+    /// Returns whether anything was cut.
+    fn crash_within(&mut self, step: usize, _rng: &mut Rng) -> bool {
         let mut cut = false;
         for (fi, f) in self.files.iter_mut().enumerate() {
             let of_step = f.records.iter().rev().take_while(|r| r.0 == step).count();
             if of_step < 2 {
                 continue;
             }
-            let keep = 1 + rng.below(of_step as u64 - 1) as usize;
+            let keep = of_step - 1;
             let from = f.records.len() - of_step + keep;
             let (_, byte, line) = f.records[from];
             for r in f.records.drain(from..) {
@@ -709,8 +713,8 @@ pub fn render<M: Mirror, R: Render<M>>(
         logs.begin_step(k + 1);
         r.step(mirror, b.state(k), s, rng, &mut logs);
         // A step of one node that a crash of that node follows (a restart, an install, a save): in one
-        // behaviour of two the crash comes between two of its lines, during the startup or the install. The
-        // step's effect may be done or not; only its printed lines are cut, and the step counts as unseen.
+        // behaviour of two the crash comes before the step's last line, at the end of the startup or the
+        // install. The step is done; its last line is lost, and the step counts as unseen.
         let crashes_next = b.steps.get(k + 1).is_some_and(|n| {
             n.action == "Crash" && !n.params.is_empty() && s.params.first() == n.params.first()
         });

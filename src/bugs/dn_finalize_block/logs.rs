@@ -121,6 +121,16 @@ impl Render<DnFinalizeBlock> for Renderer {
                 .any(|f| f.text.contains("Block has been finalized"));
         }
         let named = crate::refinement::named_after(reason, "datanode ");
+        if reason.contains("and never `Block has been finalized`") {
+            return named.iter().any(|dn| {
+                crate::refinement::unfinished(
+                    logs.text_of(&format!("ozone-hadoop-datanode-{dn}.log")),
+                    "Finalized Block request received",
+                    &["Block has been finalized"],
+                    None,
+                )
+            });
+        }
         reason.contains("hold no DEBUG lines from BlockManagerImpl")
             && !named.is_empty()
             && named.iter().all(|dn| {

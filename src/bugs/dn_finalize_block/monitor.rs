@@ -120,6 +120,16 @@ impl Model for DnFinalizeBlock {
             EventKind::BlockCommitted | EventKind::BlockCommittedClosedContainer => {
                 dn.debug_visible = true;
                 let Some(b) = block(e) else { return };
+                // A finalization requested and never logged as done (a crash between its two lines, which a
+                // datanode in one JVM does not show as a restart): whether it reached the block is not logged.
+                if let (None, Some(&asked)) = (dn.finalized.get(&b), dn.requested.get(&b)) {
+                    let line = cx.timeline.events.head(asked).span.line;
+                    self.knowledge.unknown(format!(
+                        "datanode {node} logged `Finalized Block request received` for container {} block {} (line {line}) and never `Block has been finalized` before this PutBlock, so whether the block was finalized is not logged, and the PutBlock cannot be judged",
+                        b.0, b.1
+                    ));
+                    return;
+                }
                 if let Some(&fin) = dn.finalized.get(&b) {
                     let inv = invariant(self, "NoPutBlockAfterFinalize");
                     let dn = &self.datanodes[&key];

@@ -168,6 +168,19 @@ impl Render<ScmFinalization> for Renderer {
             });
         }
         let named = crate::refinement::named_after(reason, "SCM ");
+        let file = |scm: &&str| logs.text_of(&format!("ozone-hadoop-scm-{scm}.log"));
+        if reason.contains("with no `Replaced DB with checkpoint` after it")
+            && named.iter().any(|scm| {
+                crate::refinement::unfinished(
+                    file(scm),
+                    "Install checkpoint",
+                    &["Replaced DB with checkpoint"],
+                    Some("STARTUP_MSG: Starting"),
+                )
+            })
+        {
+            return true;
+        }
         reason.contains("whose apparent version no line shows")
             && named.iter().any(|scm| {
                 crate::refinement::unfinished(

@@ -92,6 +92,9 @@ struct ScmNode {
     /// `Replaced DB with checkpoint` with neither `New snapshot received with higher apparent version` nor
     /// `Reloaded SCM state` after it yet: the checkpoint's version is not in view.
     install_open: Option<usize>,
+    /// `<scmId>: Install checkpoint T#N` with no `Replaced DB with checkpoint` after it yet: the DB swap may
+    /// be done (Ozone logs it after doing it).
+    swap_begun: Option<usize>,
 }
 
 #[derive(Default)]
@@ -164,9 +167,17 @@ impl ScmFinalization {
 }
 
 impl ScmFinalization {
-    /// The end of a startup that read a VERSION file below the DB's version and did not finalize: the SCM
-    /// runs pre-finalized, a violation at its version line.
-    fn settle_restart(&mut self, node: &Arc<str>, key: u32, out: &mut Vec<Violation>) {
+    /// The end of a startup that read a VERSION file below the DB's version and did not finalize. With its
+    /// Raft server started (`served`), the SCM runs pre-finalized: a violation at its version line. A startup
+    /// cut short (a crash, a stop, the end of the logs before `starting Raft server`) never served: the
+    /// patched SCM finalizes before that line, so whether this one would have is not in view.
+    fn settle_restart(
+        &mut self,
+        node: &Arc<str>,
+        key: u32,
+        served: bool,
+        out: &mut Vec<Violation>,
+    ) {
         let Some(n) = self.nodes.get_mut(&key) else {
             return;
         };
@@ -176,8 +187,16 @@ impl ScmFinalization {
         let Some((line, apparent)) = &ahead.restart_below_db else {
             return;
         };
-        let v = self.version_file_violation(node, self.nodes.get(&key), &ahead, *line, apparent);
-        out.push(v);
+        if served {
+            let v =
+                self.version_file_violation(node, self.nodes.get(&key), &ahead, *line, apparent);
+            out.push(v);
+        } else {
+            self.knowledge.unknown(format!(
+                "SCM {node} read a VERSION file at {apparent}, below its DB's {} ({}), and its startup ended before `starting Raft server` (a crash, a stop, or the end of the logs): whether it would have finalized before serving is not in view",
+                ahead.version.name, ahead.version.number
+            ));
+        }
     }
 }
 
@@ -191,6 +210,7 @@ impl Model for ScmFinalization {
         matches!(
             kind,
             CheckpointInstalled
+                | CheckpointInstallStarted
                 | SnapshotVersionHigher
                 | VersionFinalized
                 | VersionManagerInitialized
@@ -224,17 +244,25 @@ impl Model for ScmFinalization {
         if self.reads(e.kind)
             && !matches!(
                 e.kind,
-                EventKind::ScmRaftServerCreated | EventKind::ScmStateReloaded
+                EventKind::ScmRaftServerCreated
+                    | EventKind::ScmStateReloaded
+                    | EventKind::CheckpointInstallStarted
             )
         {
             self.knowledge.events += 1;
         }
         if life.is_some() {
-            // The startup that read the VERSION file ended (stop or new start) without finalizing.
-            self.settle_restart(node, key, out);
+            // The startup that read the VERSION file ended (stop or new start) without finalizing or serving.
+            self.settle_restart(node, key, false, out);
         }
         if let Some(LifeStep::Started { .. }) = life {
             if let Some(n) = self.nodes.get_mut(&key) {
+                if let Some(begun) = n.swap_begun.take() {
+                    let line = cx.timeline.events.head(begun).span.line;
+                    self.knowledge.unknown(format!(
+                        "SCM {node} restarted after `Install checkpoint` (line {line}) with no `Replaced DB with checkpoint` after it: whether its DB was replaced before it went down is not in view, so VersionFileCoversDb cannot be checked for that restart"
+                    ));
+                }
                 if n.install_open.take().is_some() {
                     self.knowledge.unknown(format!(
                         "SCM {node} restarted after replacing its DB with a checkpoint whose apparent version no line shows (no `New snapshot received with higher apparent version` or `Reloaded SCM state` before the restart), so VersionFileCoversDb cannot be checked for that restart"
@@ -254,10 +282,14 @@ impl Model for ScmFinalization {
             }
         }
         match e.kind {
+            EventKind::CheckpointInstallStarted => {
+                self.nodes.entry(key).or_default().swap_begun = Some(index);
+            }
             EventKind::CheckpointInstalled => {
                 let n = self.nodes.entry(key).or_default();
                 n.replaced = Some(index);
                 n.install_open = Some(index);
+                n.swap_begun = None;
             }
             EventKind::ScmStateReloaded => {
                 if let Some(n) = self.nodes.get_mut(&key) {
@@ -361,7 +393,7 @@ impl Model for ScmFinalization {
                     }
                 }
             }
-            EventKind::ScmRaftServerCreated => self.settle_restart(node, key, out),
+            EventKind::ScmRaftServerCreated => self.settle_restart(node, key, true, out),
             EventKind::DatanodeFenced => {
                 let (Some(dn_v), Some(scm_v)) =
                     (version(e, "datanode_version"), version(e, "scm_version"))
@@ -478,7 +510,7 @@ impl Model for ScmFinalization {
         pending.sort_unstable();
         for key in pending {
             if let Some(node) = cx.timeline.node_names.get(key as usize).cloned() {
-                self.settle_restart(&node, key, out);
+                self.settle_restart(&node, key, false, out);
             }
         }
         if self.nodes.values().any(|n| n.db_ahead.is_some()) {
@@ -590,12 +622,34 @@ mod tests {
         v
     }
 
+    /// The restarted SCM's Raft server starting: it serves.
+    fn serving(node: &str, ms: i64) -> Event {
+        ev(
+            ScmRaftServerCreated,
+            node,
+            ms,
+            vec![("scm_id", text("c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e83"))],
+        )
+    }
+
     #[test]
     fn version_file_covers_db_is_violated_by_a_pre_finalized_restart() {
-        let (tl, r) = run(
+        // Without its Raft server in view, the restart never served (refinement: a crash may cut the startup
+        // of the patched SCM before it finalizes): not a violation, and the verdict says why.
+        let (_, r) = run(
             "scm-finalization",
             vec![daemon("scm", "scm3", install_and_restart(None))],
         );
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        assert!(r
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("before `starting Raft server`"));
+        let mut served = install_and_restart(None);
+        served.push(serving("scm3", 5_300));
+        let (tl, r) = run("scm-finalization", vec![daemon("scm", "scm3", served)]);
         assert_eq!(r.verdict, Verdict::Violated);
         assert_eq!(r.violations.len(), 1, "{:?}", r.violations);
         let v = &r.violations[0];
@@ -722,10 +776,9 @@ mod tests {
 
     #[test]
     fn version_file_covers_db_is_violated_when_finalized_short_of_the_snapshot() {
-        let (_, r) = run(
-            "scm-finalization",
-            vec![daemon("scm", "scm3", install_and_restart(Some(99)))],
-        );
+        let mut served = install_and_restart(Some(99));
+        served.push(serving("scm3", 5_300));
+        let (_, r) = run("scm-finalization", vec![daemon("scm", "scm3", served)]);
         assert_eq!(r.verdict, Verdict::Violated);
         let v = &r.violations[0];
         assert_eq!(v.invariant, "VersionFileCoversDb");
