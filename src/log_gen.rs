@@ -220,8 +220,29 @@ pub fn records(grammar: &Grammar, c: &mut Choices, layout: GenLayout) -> Vec<Rec
         }
     }
     let rules = &grammar.rules;
+    // A focus: a few rules and nodes that most records come from, so that the lines of one protocol meet on
+    // one node in many orders (a uniform choice among hundreds of rules and eight nodes rarely puts four
+    // related lines on one SCM).
+    // The rules of one or two grammar files (one protocol's lines, or the lifecycle's), or a few at random.
+    let focus_rules: Vec<usize> = if c.chance(192) {
+        let mut files: Vec<&str> = rules.iter().map(|r| r.origin.0.as_str()).collect();
+        files.dedup();
+        let chosen: Vec<&str> = (0..1 + c.below(2))
+            .filter_map(|_| files.get(c.below(files.len())).copied())
+            .collect();
+        (0..rules.len())
+            .filter(|&k| chosen.contains(&rules[k].origin.0.as_str()))
+            .collect()
+    } else {
+        (0..1 + c.below(16)).map(|_| c.below(rules.len())).collect()
+    };
+    let focus_nodes: Vec<usize> = (0..1 + c.below(3)).map(|_| c.below(NODES.len())).collect();
     while !c.done() && out.len() < MAX_RECORDS {
-        let i = c.below(NODES.len());
+        let i = if c.chance(192) {
+            focus_nodes[c.below(focus_nodes.len())]
+        } else {
+            c.below(NODES.len())
+        };
         // Time: mostly forward by up to ~2 s, sometimes a long gap, sometimes backwards.
         clock[i] += match c.below(16) {
             0 => -(c.below(5000) as i64),
@@ -239,8 +260,12 @@ pub fn records(grammar: &Grammar, c: &mut Choices, layout: GenLayout) -> Vec<Rec
                 up[i] = false;
             }
             _ if !rules.is_empty() => {
-                let rule = &rules[c.below(rules.len())];
-                out.push(record_of(rule, c, &mut clock));
+                let k = if c.chance(192) {
+                    focus_rules[c.below(focus_rules.len())]
+                } else {
+                    c.below(rules.len())
+                };
+                out.push(record_of(&rules[k], i, c, &mut clock));
             }
             _ => {}
         }
@@ -303,13 +328,15 @@ fn stop(out: &mut Vec<Record>, i: usize, clock: &mut [i64]) {
     });
 }
 
-/// One of `rule`'s samples on a node of its component, perhaps with one number in it changed.
-fn record_of(rule: &Rule, c: &mut Choices, clock: &mut [i64]) -> Record {
-    let nodes: Vec<usize> = (0..NODES.len())
-        .filter(|&i| rule.component == Component::Any || NODES[i].component == rule.component)
-        .collect();
+/// One of `rule`'s samples on node `chosen` when it is of the rule's component, else on a node that is;
+/// perhaps with one number in it changed.
+fn record_of(rule: &Rule, chosen: usize, c: &mut Choices, clock: &mut [i64]) -> Record {
+    let fits = |i: usize| rule.component == Component::Any || NODES[i].component == rule.component;
+    let nodes: Vec<usize> = (0..NODES.len()).filter(|&i| fits(i)).collect();
     // A rule of a component the cluster lacks still gets written somewhere.
-    let node = if nodes.is_empty() {
+    let node = if fits(chosen) {
+        chosen
+    } else if nodes.is_empty() {
         c.below(NODES.len())
     } else {
         nodes[c.below(nodes.len())]
