@@ -203,7 +203,7 @@ impl ScmSecretKeys {
         let required: Vec<(&String, &KnownKey)> = self
             .by_expiry
             .range((from, String::new())..)
-            .map(|(_, id)| (id, &self.known[id]))
+            .filter_map(|(_, id)| Some((id, self.known.get(id)?)))
             .filter(|(id, k)| match k.expires {
                 Some(x) if x.millis > now_utc + slack => true,
                 Some(x) if x.millis > now_utc - slack && !keys.iter().any(|key| &key.id == *id) => {
@@ -320,17 +320,17 @@ impl Model for ScmSecretKeys {
         }
         // Crash(s) / Stop(s) / FailSave(s) while the DB is ahead of the key file.
         if let Some(step) = life {
-            let swapped = self
-                .nodes
-                .get(&key)
-                .is_some_and(|n| n.install == Install::Swapped);
-            let stopped = match step {
-                LifeStep::Stopping => Some(false),
-                LifeStep::Started { crashed: Some(_) } => Some(true),
-                LifeStep::Started { crashed: None } => Some(false),
+            let crashed = match step {
+                LifeStep::Stopping => false,
+                LifeStep::Started { crashed: Some(_) } => true,
+                LifeStep::Started { crashed: None } => false,
             };
-            if let (true, Some(crashed)) = (swapped, stopped) {
-                let n = self.nodes.remove(&key).expect("present");
+            // The SCM's install state, taken out when it was swapped (the DB ahead of the key file).
+            let swapped = match self.nodes.get(&key) {
+                Some(n) if n.install == Install::Swapped => self.nodes.remove(&key),
+                _ => None,
+            };
+            if let Some(n) = swapped {
                 // The key file may already hold every key the leader sent (this SCM applied them before
                 // it fell behind): then the DB's keys are likely covered, and no line tells otherwise.
                 let fetched: Vec<String> = n
