@@ -210,6 +210,8 @@ pub fn records(grammar: &Grammar, c: &mut Choices, layout: GenLayout) -> Vec<Rec
     // Per node: its clock, and whether its process is up (its banner printed and no SHUTDOWN_MSG since).
     let mut clock: Vec<i64> = NODES.iter().map(|n| n.skew_ms).collect();
     let mut up = [false; NODES.len()];
+    // Per node, the startup lines still to come of its latest start.
+    let mut startup: Vec<Vec<Record>> = vec![Vec::new(); NODES.len()];
     // A log may begin mid-run (no banner) or at each node's start.
     if !c.chance(64) {
         for (i, n) in NODES.iter().enumerate() {
@@ -223,11 +225,11 @@ pub fn records(grammar: &Grammar, c: &mut Choices, layout: GenLayout) -> Vec<Rec
     // A focus: a few rules and nodes that most records come from, so that the lines of one protocol meet on
     // one node in many orders (a uniform choice among hundreds of rules and eight nodes rarely puts four
     // related lines on one SCM).
-    // The rules of one or two grammar files (one protocol's lines, or the lifecycle's), or a few at random.
+    // The rules of one to three grammar files (one protocol's lines, or the lifecycle's), or a few at random.
     let focus_rules: Vec<usize> = if c.chance(192) {
         let mut files: Vec<&str> = rules.iter().map(|r| r.origin.0.as_str()).collect();
         files.dedup();
-        let chosen: Vec<&str> = (0..1 + c.below(2))
+        let chosen: Vec<&str> = (0..1 + c.below(3))
             .filter_map(|_| files.get(c.below(files.len())).copied())
             .collect();
         (0..rules.len())
@@ -249,11 +251,23 @@ pub fn records(grammar: &Grammar, c: &mut Choices, layout: GenLayout) -> Vec<Rec
             1 => 60_000 + c.below(256) as i64 * 1000,
             _ => c.below(2000) as i64,
         };
+        // The next line of a start in progress, with other lines between (other threads, other nodes).
+        if !startup[i].is_empty() && c.chance(96) {
+            let mut r = startup[i].remove(0);
+            clock[i] += 1;
+            r.at = clock[i];
+            out.push(r);
+            continue;
+        }
         match c.below(24) {
-            0 if banners_printed(layout, &NODES[i]) => {
-                // A start; without a stop before it, the previous process crashed.
-                start(&mut out, i, &mut clock, layout);
-                up[i] = true;
+            0 => {
+                // A start; without a stop before it, the previous process crashed. In MiniOzoneCluster output
+                // an SCM restarts in the JVM: its startup lines, no banner.
+                if banners_printed(layout, &NODES[i]) {
+                    start(&mut out, i, &mut clock, layout);
+                    up[i] = true;
+                }
+                startup[i] = startup_lines(i, layout, c);
             }
             1 if up[i] || c.chance(32) => {
                 stop(&mut out, i, &mut clock);
@@ -271,6 +285,48 @@ pub fn records(grammar: &Grammar, c: &mut Choices, layout: GenLayout) -> Vec<Rec
         }
     }
     out
+}
+
+/// The lines an SCM's start prints on `main` after its banner, in order (`tests/fixtures/scenarios/scm-finalization/`):
+/// the node id, the version manager built from the VERSION file, the Raft server; some may be missing.
+fn startup_lines(i: usize, layout: GenLayout, c: &mut Choices) -> Vec<Record> {
+    let n = &NODES[i];
+    if n.component != Component::Scm {
+        return Vec::new();
+    }
+    let (id, address) = match layout {
+        GenLayout::Test => (
+            n.test_prefix.to_string(),
+            format!("127.0.0.1:150{}4", 2 * i + 2),
+        ),
+        _ => (n.host.to_string(), format!("{}:9894", n.host)),
+    };
+    let version = [
+        "INITIAL_VERSION (0)",
+        "STORAGE_SPACE_DISTRIBUTION (10)",
+        "ZDU (100)",
+    ][c.below(3)];
+    let lines = [
+        ("org.apache.hadoop.hdds.scm.ha.SCMHANodeDetails", "SCMHANodeDetails.java:259",
+         format!("Found matching SCM address with SCMServiceId: scmservice, SCMNodeId: {id}, RPC Address: {address} and Ratis port: {}", address.rsplit(':').next().unwrap_or("9894"))),
+        ("org.apache.hadoop.ozone.upgrade.ComponentVersionManager", "ComponentVersionManager.java:65",
+         format!("Initializing version manager with apparent version {version} and software version ZDU (100)")),
+        ("org.apache.hadoop.hdds.scm.ha.SCMRatisServerImpl", "SCMRatisServerImpl.java:104",
+         format!("starting Raft server for scm:{}", n.peer)),
+    ];
+    lines
+        .into_iter()
+        .filter(|_| !c.chance(24))
+        .map(|(logger, source, message)| Record {
+            node: i,
+            at: 0,
+            thread: "main".into(),
+            level: Level::Info,
+            logger: logger.into(),
+            source: Some(source.into()),
+            message,
+        })
+        .collect()
 }
 
 /// Does this node print `STARTUP_MSG` banners in this layout? (In MiniOzoneCluster output only Recon does.)
