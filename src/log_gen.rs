@@ -252,7 +252,7 @@ pub fn records(grammar: &Grammar, c: &mut Choices, layout: GenLayout) -> Vec<Rec
             _ => c.below(2000) as i64,
         };
         // The next line of a start in progress, with other lines between (other threads, other nodes).
-        if !startup[i].is_empty() && c.chance(96) {
+        if !startup[i].is_empty() && c.chance(24) {
             let mut r = startup[i].remove(0);
             clock[i] += 1;
             r.at = clock[i];
