@@ -581,7 +581,7 @@ pub fn healthy_behaviour(data: &[u8]) {
     let layout = [GenLayout::Daemon, GenLayout::Console][c.below(2)];
     let cut = c
         .chance(96)
-        .then(|| crate::refinement::BASE_MS + c.below(1 << 16) as i64 * 1000);
+        .then(|| crate::refinement::BASE_MS + c.below(1 << 12) as i64 * 1000);
     let files: Vec<(String, String)> = logs
         .files
         .iter()
