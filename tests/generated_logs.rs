@@ -69,3 +69,27 @@ fn a_fence_during_a_crashed_restarts_startup_does_not_panic() {
     .concat();
     contract::check_files(&[(scm1.to_string(), text)]);
 }
+
+/// The same bug found by the generator: seed 20743 of `cargo run --example generated_logs -- run` (6000 bytes
+/// from `Rng::new(20743)`), console layout, panicked with `expect("armed")` on the code before 4e2ba2c. SCM
+/// scm2 replaces its DB with a checkpoint, logs the higher version, crashes (a new banner), reads a VERSION
+/// file at INITIAL_VERSION (0) and fences a datanode before its Raft server starts, then stops: the stop
+/// settled a restart whose DB-ahead state the fence had already cleared. Now: VersionFileCoversDb and
+/// NoFinalizedDatanodeFenced, no panic.
+#[test]
+fn generated_seed_20743_a_fence_inside_a_crashed_restart_then_a_stop_does_not_panic() {
+    let mut rng = ozone_conform::refinement::Rng::new(20743);
+    let data: Vec<u8> = (0..6000).map(|_| rng.next_u64() as u8).collect();
+    let g = ozone_conform::log_gen::generate(
+        &ozone_conform::grammar::Grammar::embedded().unwrap(),
+        &data,
+    );
+    assert_eq!(g.layout, ozone_conform::log_gen::GenLayout::Console);
+    let checked = contract::check_files(&g.files);
+    let (_, verdict, first) = checked
+        .iter()
+        .find(|(model, _, _)| *model == "scm-finalization")
+        .unwrap();
+    assert_eq!(*verdict, ozone_conform::model::Verdict::Violated);
+    assert!(first.ends_with("VersionFileCoversDb"), "{first}");
+}
