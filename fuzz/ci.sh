@@ -14,6 +14,8 @@ cargo +nightly fuzz build
 triple=$(rustc +nightly -vV | sed -n 's/^host: //p')
 ( cd .. && cargo build --quiet ) # seed.sh reads layouts and ITF conversions with the CLI
 ./seed.sh
+# Every target in Cargo.toml, the structure-aware generated_logs and healthy_behaviour included (seed.sh
+# gives them seeded random bytes; at 5-10 executions a second, 60 s is a smoke test, fuzz/long_run.sh the run).
 for target in $(cargo +nightly fuzz list); do
   echo "fuzzing $target for ${seconds}s"
   log="artifacts/$target.log"

@@ -13,7 +13,7 @@ bin=$(ls -t target/release/ozone-conform target/debug/ozone-conform 2>/dev/null 
 
 # Seeds stay small: libFuzzer mutates faster on short inputs, and a log's first lines hold its layout.
 max=16384
-mkdir -p "$out"/{scan,layout_pattern,grammar_file,tlc_text,simulate,dump_json,itf,event_lines,event_stream}
+mkdir -p "$out"/{scan,layout_pattern,grammar_file,tlc_text,simulate,dump_json,itf,event_lines,event_stream,generated_logs,healthy_behaviour}
 
 put() { # put TARGET NAME < bytes
   local dest="$out/$1/$(printf '%s' "$2" | tr '/ ' '__')"
@@ -79,6 +79,15 @@ for d in fuzz/seeds/*/; do
   t=$(basename "$d")
   [ "$t" = grammar_file ] && continue
   for f in "$d"*; do [ -f "$f" ] && put "$t" "own-$f" < "$f"; done
+done
+
+# generated_logs and healthy_behaviour read their bytes as decisions: seeded random bytes, long enough for
+# a log of a few hundred records (libFuzzer would grow its inputs from 4 bytes only slowly) or for a seed.
+for i in $(seq 1 32); do
+  python3 -c "import random,sys; random.seed($i); sys.stdout.buffer.write(bytes(random.randrange(256) for _ in range(random.randrange(500, 6000))))" |
+    put generated_logs "random-$i"
+  python3 -c "import random,sys; random.seed($i); sys.stdout.buffer.write(bytes(random.randrange(256) for _ in range(24)))" |
+    put healthy_behaviour "random-$i"
 done
 
 for t in "$out"/*/; do

@@ -551,6 +551,200 @@ fn round_trip(name: &str, text: &str, traces: Vec<Trace>) {
     }
 }
 
+/// Logs built by [`crate::log_gen::generate`] from `data`: every rule's samples on random nodes, threads and
+/// times, with crashes, stops and banners, in the daemon, console or MiniOzoneCluster layout. The contract
+/// of [`check_files`]: `check` with every model, then every output format, panics nowhere, and says the
+/// same under 1 and 8 rayon threads.
+pub fn generated_logs(data: &[u8]) {
+    let generated = crate::log_gen::generate(embedded(), data);
+    check_files(&generated.files);
+}
+
+/// A behaviour of a mirror in which no state violates an invariant, rendered by its bug's refinement
+/// renderer (`src/bugs/<bug>/logs.rs`) and written in the daemon or the console layout, perhaps cut at an
+/// instant (logs collected while the cluster runs): [`check_files`]'s contract, and no model reports a
+/// violation. `data` picks the bug, the config, the walk's seed, the layout and the cut.
+pub fn healthy_behaviour(data: &[u8]) {
+    use crate::log_gen::GenLayout;
+    use crate::refinement::Config;
+    let mut c = crate::log_gen::Choices::new(data);
+    let bugs = crate::bugs::BUGS;
+    let bug = &bugs[c.below(bugs.len())];
+    let config = if c.chance(128) {
+        Config::Fixed
+    } else {
+        Config::Bug
+    };
+    let seed = (0..8).fold(0u64, |s, _| s << 8 | c.below(256) as u64);
+    let Some(logs) = bug.refinement.healthy(config, seed) else {
+        return; // the mirror violates an invariant somewhere on this walk
+    };
+    let layout = [GenLayout::Daemon, GenLayout::Console][c.below(2)];
+    let cut = c
+        .chance(96)
+        .then(|| crate::refinement::BASE_MS + c.below(1 << 12) as i64 * 1000);
+    let files: Vec<(String, String)> = logs
+        .files
+        .iter()
+        .map(|f| crate::log_gen::relayout(&f.name, &f.text, layout, cut))
+        .collect();
+    let checked = check_files(&files);
+    for (model, verdict, first) in &checked {
+        assert!(
+            *verdict != crate::model::Verdict::Violated,
+            "{model} reports a violation on a healthy behaviour of {} ({config:?} config, seed {seed}, {layout:?} layout, cut at {cut:?}): {first}",
+            bug.name()
+        );
+    }
+}
+
+/// What [`check_files`] saw per model: its name, verdict and first violation (`path:line invariant`).
+pub type Checked = Vec<(&'static str, crate::model::Verdict, String)>;
+
+/// Runs `check` (all models) on these files, written into a temporary directory, as the binary does: scan,
+/// merge, replay with the witness tables `--coverage` and `export` run, then every `--format` with and
+/// without `--all`. Asserts that nothing panics and that every output but JUnit's (which holds
+/// timings) is the same under 1 and under 8 rayon threads.
+pub fn check_files(files: &[(String, String)]) -> Checked {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut args = Vec::new();
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("the generated log is written");
+        args.push(path.display().to_string());
+    }
+    let pools = pools();
+    let one = pools[0].install(|| check_once(&args));
+    let eight = pools[1].install(|| check_once(&args));
+    for ((what, a), (_, b)) in one.outputs.iter().zip(&eight.outputs) {
+        if what.starts_with("junit") {
+            continue;
+        }
+        assert!(
+            a == b,
+            "{what} differs under 1 and 8 rayon threads:\n--- 1 thread\n{}\n--- 8 threads\n{}",
+            String::from_utf8_lossy(a),
+            String::from_utf8_lossy(b)
+        );
+    }
+    one.checked
+}
+
+fn pools() -> &'static [rayon::ThreadPool; 2] {
+    static POOLS: OnceLock<[rayon::ThreadPool; 2]> = OnceLock::new();
+    POOLS.get_or_init(|| {
+        [1, 8].map(|n| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .expect("a thread pool")
+        })
+    })
+}
+
+struct CheckOnce {
+    checked: Checked,
+    /// (format and `--all`, output).
+    outputs: Vec<(String, Vec<u8>)>,
+}
+
+fn check_once(args: &[String]) -> CheckOnce {
+    use crate::render::{renderer, Format, Options, Run};
+    let sources = crate::input::resolve(args).expect("the generated files resolve");
+    let options = crate::scan::ScanOptions {
+        read_back: true,
+        ..crate::scan::ScanOptions::default()
+    };
+    let (stats, per_input, test_output) =
+        crate::timeline::scan_all(&sources, embedded(), &options, &|_, _| {});
+    let timeline = crate::timeline::from_inputs(
+        stats,
+        per_input,
+        test_output,
+        crate::timeline::DEFAULT_MAX_SKEW_MS,
+    );
+    let observed =
+        crate::check::observe_ticking(&timeline, crate::check::monitors(&[]), true, true, None);
+    // The witness tables run (as `--coverage` and `export` run them), but the coverage is not computed: its
+    // search for the mirror's behaviour (`behaviour_steps`) took a minute on a generated log of 700 lines in a
+    // debug build, far beyond a fuzz iteration.
+    let reports: Vec<_> = observed.into_iter().map(|(r, _)| r).collect();
+    let mut outputs = Vec::new();
+    for all in [false, true] {
+        for format in [
+            Format::Full,
+            Format::Concise,
+            Format::Json,
+            Format::JsonLines,
+            Format::Sarif,
+            Format::Github,
+            Format::Junit,
+        ] {
+            let mut r = renderer(
+                format,
+                Options {
+                    all,
+                    color: false,
+                    width: 100,
+                    per_file: false,
+                },
+            );
+            let run = Run {
+                name: None,
+                timeline: &timeline,
+                reports: &reports,
+                coverage: None,
+            };
+            let mut out = Vec::new();
+            r.begin(&mut out)
+                .and_then(|_| r.run(&mut out, &run))
+                .and_then(|_| r.end(&mut out))
+                .expect("writing to memory");
+            outputs.push((format!("{format:?} all={all}").to_lowercase(), out));
+        }
+    }
+    let checked = reports
+        .iter()
+        .map(|r| {
+            let first = r
+                .first()
+                .map(|v| {
+                    let at = crate::render::loc(&timeline, v.primary);
+                    format!("{}:{} {}", at.path, at.line, v.invariant.name)
+                })
+                .unwrap_or_default();
+            (r.model, r.verdict, first)
+        })
+        .collect();
+    CheckOnce { checked, outputs }
+}
+
+/// Scans one log held in memory with `grammar`: how many events, the stats and the unparsed lines
+/// (`line: reason: text`).
+pub fn scan_text(
+    path: &str,
+    input: &[u8],
+    grammar: &Grammar,
+    options: &ScanOptions,
+) -> (usize, InputStats, Vec<String>) {
+    let mut events = 0;
+    let mut unparsed = Vec::new();
+    let memory = InMemory {
+        path,
+        bytes: input,
+        block_size: crate::input::BLOCK_SIZE,
+    };
+    let stats = scan_bytes(
+        0,
+        memory,
+        grammar,
+        options,
+        |_| events += 1,
+        |u| unparsed.push(format!("{}: {:?}: {}", u.line, u.reason, u.text)),
+    );
+    (events, stats, unparsed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,6 +30,8 @@ pub mod input;
 pub mod layout;
 pub mod lifecycle;
 pub mod live;
+#[doc(hidden)]
+pub mod log_gen;
 pub mod lsp;
 pub mod model;
 pub mod node;

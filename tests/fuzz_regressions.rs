@@ -68,3 +68,13 @@ fn event_lines() {
 fn event_stream() {
     replay("event_stream", contract::event_stream);
 }
+
+#[test]
+fn generated_logs() {
+    replay("generated_logs", contract::generated_logs);
+}
+
+#[test]
+fn healthy_behaviour() {
+    replay("healthy_behaviour", contract::healthy_behaviour);
+}

@@ -1161,6 +1161,7 @@ pub struct Refinement {
     run: fn(Config, Layout, usize, usize, u64) -> Table,
     dump: fn(Config, u64, usize, &Path) -> String,
     keep: fn(Config, u64, usize, &Path) -> Result<Kept, String>,
+    healthy: fn(Config, u64, usize) -> Option<Logs>,
 }
 
 impl Refinement {
@@ -1170,6 +1171,7 @@ impl Refinement {
             run: run::<M, R>,
             dump: dump::<M, R>,
             keep: keep::<M, R>,
+            healthy: healthy::<M, R>,
         }
     }
 
@@ -1188,6 +1190,13 @@ impl Refinement {
     /// judgement; for running the real binary on the same files.
     pub fn keep(&self, config: Config, seed: u64, dir: &Path) -> Result<Kept, String> {
         (self.keep)(config, seed, self.max_len, dir)
+    }
+
+    /// The rendered logs of behaviour `seed` under `config` when no state of it violates an invariant of the
+    /// mirror (`None` otherwise): logs on which no monitor may report a violation
+    /// ([`crate::contract::healthy_behaviour`]).
+    pub fn healthy(&self, config: Config, seed: u64) -> Option<Logs> {
+        (self.healthy)(config, seed, self.max_len)
     }
 }
 
@@ -1235,6 +1244,17 @@ fn dump<M: Mirror, R: Render<M>>(config: Config, seed: u64, max_len: usize, dir:
     }
     let _ = writeln!(out, "{j}");
     out
+}
+
+fn healthy<M: Mirror, R: Render<M>>(config: Config, seed: u64, max_len: usize) -> Option<Logs> {
+    let c = constants::<M>(config).ok()?;
+    let mirror = M::new(&c).ok()?;
+    let mut rng = Rng::new(seed);
+    let b = walk(&mirror, &mut rng, max_len, R::weight);
+    if (0..=b.steps.len()).any(|k| mirror.first_violated(b.state(k)).is_some()) {
+        return None;
+    }
+    Some(render::<M, R>(&mirror, &c, &b, &mut rng))
 }
 
 fn keep<M: Mirror, R: Render<M>>(

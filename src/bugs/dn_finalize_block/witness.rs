@@ -230,8 +230,8 @@ impl Table {
             }
             _ if is_stop_line(e.kind) => {
                 // A later line of the same stop completes it.
-                if let (false, Some(k)) = (dn.up, dn.stop) {
-                    ws[k].event = i;
+                if let (false, Some(stop)) = (dn.up, dn.stop.and_then(|k| ws.get_mut(k))) {
+                    stop.event = i;
                 }
             }
             _ => {}

@@ -73,8 +73,10 @@ fn recon_node(timeline: &Timeline) -> Option<(u32, String)> {
 }
 
 /// Lineage of every `Sequence number after sync` value: a full snapshot at or below the cursor starts a new
-/// one. Returns, per event index of a `SyncCompleted`, its lineage (1-based), and the values of each lineage.
-fn lineages(timeline: &Timeline, key: u32) -> (BTreeMap<usize, u32>, BTreeMap<u32, BTreeSet<i64>>) {
+/// one. Returns, per event index of a `SyncCompleted`, its lineage (1-based) and number, and the values of each
+/// lineage.
+type Lineages = (BTreeMap<usize, (u32, i64)>, BTreeMap<u32, BTreeSet<i64>>);
+fn lineages(timeline: &Timeline, key: u32) -> Lineages {
     let mut of_event = BTreeMap::new();
     let mut values: BTreeMap<u32, BTreeSet<i64>> = BTreeMap::new();
     let mut lineage = 1;
@@ -93,7 +95,7 @@ fn lineages(timeline: &Timeline, key: u32) -> (BTreeMap<usize, u32>, BTreeMap<u3
             }
             snapshot = false;
             cursor = n;
-            of_event.insert(i, lineage);
+            of_event.insert(i, (lineage, n));
             values.entry(lineage).or_default().insert(n);
         } else if e.kind == EventKind::FullSnapshotInstalled {
             snapshot = true;
@@ -198,30 +200,28 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
         }
         // A reprocess step while the snapshot's own `Sequence number after sync` is lost: the snapshot comes
         // first, with the number the next cycle starts from.
-        if snapshot_pending.is_some()
-            && matches!(
+        if let Some(snap) = snapshot_pending.filter(|_| {
+            matches!(
                 e.kind,
                 EventKind::TaskCompleted | EventKind::ReinitCompleted
             )
-        {
-            let snap = snapshot_pending.take().expect("pending");
+        }) {
+            snapshot_pending = None;
             // The number must come from the same run: after a stop or restart, check calls it unknown.
             let resolved = lineage_of
                 .range(snap..)
                 .next()
-                .map(|(&j, &l)| (j, l))
-                .filter(|(j, _)| life_steps.range(snap..*j).next().is_none());
-            let Some((j, l)) = resolved else {
+                .map(|(&j, &(l, n))| (j, l, n))
+                .filter(|(j, _, _)| life_steps.range(snap..*j).next().is_none());
+            // The abstraction holds every (lineage, number) that `lineages` gave an event.
+            let Some((j, l, r)) = resolved.and_then(|(j, l, n)| Some((j, l, *abs.get(&(l, n))?)))
+            else {
                 stop = Some(format!(
                     "the export ends at line {}: the full snapshot installed at line {} shows no sequence number in these logs",
                     e.span.line, timeline.events.head(snap).span.line
                 ));
                 break;
             };
-            let r = abs[&(
-                l,
-                snapshot_seq(&timeline.events.get(j), true).expect("resolved"),
-            )];
             if l != lineage {
                 push(&mut w, snap, "OmRestore", vec![TlaValue::int(i64::from(r))]);
                 lineage = l;
@@ -296,13 +296,14 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
             EventKind::SyncCompleted | EventKind::SyncStarted | EventKind::OmDbSeqObserved
                 if lineage_of.contains_key(&i) && !resolved_early.contains(&i) =>
             {
-                let (Some(n), Some(&l)) = (
+                let (Some(n), Some((l, r))) = (
                     snapshot_seq(e, snapshot_pending.is_some()),
-                    lineage_of.get(&i),
+                    lineage_of
+                        .get(&i)
+                        .and_then(|&(l, n)| Some((l, *abs.get(&(l, n))?))),
                 ) else {
                     continue;
                 };
-                let r = abs[&(l, n)];
                 if snapshot_pending.take().is_some() || l != lineage {
                     if l != lineage {
                         push(&mut w, i, "OmRestore", vec![TlaValue::int(i64::from(r))]);

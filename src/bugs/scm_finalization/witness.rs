@@ -144,7 +144,8 @@ impl Table {
             w(out, i, "Finalize", vec![]);
             return;
         }
-        if !is_scm(i) {
+        // An SCM's event: one with a node that plays the SCM role (the node is what names it below).
+        let Some(node) = e.node.as_ref().filter(|_| is_scm(i)) else {
             if matches!(
                 e.kind,
                 EventKind::VersionFinalized
@@ -156,8 +157,7 @@ impl Table {
                 ignored.insert(e.kind.name());
             }
             return;
-        }
-        let node = e.node.as_ref().expect("an SCM event has a node");
+        };
         let s = model_value_for(node);
         let st = scms.entry(e.node_key).or_default();
 

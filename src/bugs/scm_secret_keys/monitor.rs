@@ -225,7 +225,7 @@ impl ScmSecretKeys {
         let required: Vec<(&String, &KnownKey)> = self
             .by_expiry
             .range((from, String::new())..)
-            .map(|(_, id)| (id, &self.known[id]))
+            .filter_map(|(_, id)| Some((id, self.known.get(id)?)))
             .filter(|(id, k)| match k.expires {
                 Some(x) if x.millis > now_utc + slack => true,
                 Some(x) if x.millis > now_utc - slack && !keys.iter().any(|key| &key.id == *id) => {
@@ -345,33 +345,26 @@ impl Model for ScmSecretKeys {
         let cut_save = life.is_some().then(|| self.unsaved.remove(&key)).flatten();
         // Crash(s) / Stop(s) / FailSave(s) while the DB is ahead of the key file.
         if let Some(step) = life {
-            let swapped = self
-                .nodes
-                .get(&key)
-                .is_some_and(|n| n.install == Install::Swapped);
-            let stopped = match step {
-                LifeStep::Stopping => Some(false),
-                LifeStep::Started { crashed: Some(_) } => Some(true),
-                LifeStep::Started { crashed: None } => Some(false),
+            let crashed = match step {
+                LifeStep::Stopping => false,
+                LifeStep::Started { crashed: Some(_) } => true,
+                LifeStep::Started { crashed: None } => false,
+            };
+            // The SCM's install state, taken out when it was swapped (the DB ahead of the key file).
+            let swapped = match self.nodes.get(&key) {
+                Some(n) if n.install == Install::Swapped => self.nodes.remove(&key),
+                _ => None,
             };
             // A stop after the save began, with no failure in view: the key file may have been written just
             // before the stop, and Ozone logs the write only after it (`Saved [...] to file`).
-            let save_unknown = self
-                .nodes
-                .get(&key)
+            let save_unknown = swapped
+                .as_ref()
                 .is_some_and(|n| n.applying.is_some() && n.failed.is_none());
-            if let (true, Some(_), true) = (swapped, stopped, save_unknown) {
-                self.nodes.remove(&key);
+            if save_unknown {
                 self.knowledge.unknown(format!(
                     "SCM {node} stopped after `Updating keys with [...]` began the key save after `Replaced DB with checkpoint`, with neither `Saved [...] to file` nor a failure in view: whether its key file was written is not logged"
                 ));
-            } else if let (Some(crashed), Some(n)) = (
-                stopped,
-                // The install's state ends here (taken only when this is the stop that settles it).
-                (swapped && stopped.is_some())
-                    .then(|| self.nodes.remove(&key))
-                    .flatten(),
-            ) {
+            } else if let Some(n) = swapped {
                 // The key file may already hold every key the leader sent (this SCM applied them before
                 // it fell behind): then the DB's keys are likely covered, and no line tells otherwise.
                 let fetched: Vec<String> = n
