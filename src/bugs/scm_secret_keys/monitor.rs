@@ -464,6 +464,11 @@ impl Model for ScmSecretKeys {
                 self.downloaded.insert(key, (index, leader));
             }
             EventKind::SecretKeysFetched => {
+                // A new install begins: a save that never logged `Saved [...]` before it was cut off (in one
+                // JVM an SCM's crash and restart show as no lifecycle step of its own).
+                if let Some(ids) = self.unsaved.remove(&key) {
+                    self.maybe_in_file.entry(key).or_default().extend(ids);
+                }
                 let n = self.nodes.entry(key).or_default();
                 *n = ScmNode {
                     install: Install::Fetched,
