@@ -585,8 +585,8 @@ impl Setup<'_> {
         l: LogicalLine<'_>,
     ) {
         let LogicalLine {
-            line: mut this,
-            first_raw: mut raw,
+            line: this,
+            first_raw: raw,
             stream,
             mut content,
             mut content_at,
@@ -595,52 +595,21 @@ impl Setup<'_> {
         let mut header = self.match_any_header(content);
         if header.is_none() {
             // Bytes that are no text before a header on the same line (a UTF-8 BOM, the NUL padding a
-            // crash leaves, a partial binary line): the record starts where the header does.
+            // crash leaves, a partial binary line): the header and message start after them, and the record
+            // keeps its whole physical line.
             if let Some((cut, h)) = self.header_after_junk(content) {
-                // In a wrapped line the junk is inside the log's own text: the physical line stays whole (its
-                // record starts where it starts), and the junk is told with that line.
                 let wrapped = self.wrapper.is_some();
-                let skip = content_at.unwrap_or(0);
-                let junk = if wrapped {
-                    LineRef {
-                        end: this.start + raw.len() as u32,
-                        ..this
-                    }
-                } else {
-                    LineRef {
-                        start: this.start,
-                        end: this.start + (skip + cut) as u32,
-                        line_idx: this.line_idx,
-                    }
-                };
                 let is_bom = !wrapped
                     && block.offset + this.start as u64 == 0
                     && content[..cut] == UTF8_BOM[..];
-                let part = &mut scan.streams[stream];
-                if is_bom {
-                    // An encoding mark, not content: nothing to report.
-                } else if !part.has_header {
-                    // The line is this record's first line (counted once, as a record), not an unparsed one.
+                if !is_bom {
+                    // Part of this record's first line (counted once, as a record), not an unparsed line nor
+                    // the previous record's text.
                     scan.junk_before_header += 1;
                     scan.first_junk_line.get_or_insert(this.line_idx);
-                } else if let Some(ci) = current[stream] {
-                    // As before the header was found inside the line: the junk continues the record.
-                    let c = &mut scan.candidates[ci];
-                    if c.text.len() < MAX_RECORD_TEXT {
-                        c.text.push(b'\n');
-                        c.text.extend_from_slice(&content[..cut]);
-                    }
-                    if !wrapped {
-                        c.end = block.offset + junk.end as u64;
-                    }
                 }
                 content = &content[cut..];
-                if wrapped {
-                    content_at = content_at.map(|at| at + cut);
-                } else {
-                    raw = &raw[cut..];
-                    this.start += cut as u32;
-                }
+                content_at = content_at.map(|at| at + cut);
                 header = Some(h);
             }
         }
