@@ -298,21 +298,19 @@ impl Logs {
     /// the write, `Block has been finalized` after the finalization, `starting Raft server` at the end of a
     /// startup), so a crash before the last line leaves the step done, as the mirror has it, and the line lost;
     /// a crash before an earlier line would be a crash before the step, which the walk draws as its own action.
-    /// Returns whether anything was cut.
-    fn crash_within(&mut self, step: usize, _rng: &mut Rng) -> bool {
+    fn crash_within(&mut self, step: usize) {
         let mut cut = false;
         for (fi, f) in self.files.iter_mut().enumerate() {
             let of_step = f.records.iter().rev().take_while(|r| r.0 == step).count();
             if of_step < 2 {
                 continue;
             }
-            let keep = of_step - 1;
-            let from = f.records.len() - of_step + keep;
-            let (_, byte, line) = f.records[from];
-            for r in f.records.drain(from..) {
-                self.owner.remove(&(fi, r.2));
-                self.printed[step] -= 1;
-            }
+            // The step's last record goes.
+            let Some((_, byte, line)) = f.records.pop() else {
+                continue;
+            };
+            self.owner.remove(&(fi, line));
+            self.printed[step] -= 1;
             f.text.truncate(byte);
             f.lines = line - 1;
             cut = true;
@@ -320,7 +318,6 @@ impl Logs {
         if cut {
             self.cut.insert(step);
         }
-        cut
     }
 
     /// Did step `k` print all of its lines (not cut short by a crash)?
@@ -719,7 +716,7 @@ pub fn render<M: Mirror, R: Render<M>>(
             n.action == "Crash" && !n.params.is_empty() && s.params.first() == n.params.first()
         });
         if crashes_next && rng.below(2) == 0 {
-            logs.crash_within(k + 1, rng);
+            logs.crash_within(k + 1);
         }
     }
     logs

@@ -321,17 +321,7 @@ pub fn write_markdown(out: &mut dyn Write, runs: &[RunCoverage], per_file: bool)
 
 /// `text` XML-escaped, with each `quoted` span as `<code>`.
 fn with_code(text: &str) -> String {
-    xml(text)
-        .split('`')
-        .enumerate()
-        .map(|(k, part)| {
-            if k % 2 == 1 {
-                format!("<code>{part}</code>")
-            } else {
-                part.to_string()
-            }
-        })
-        .collect()
+    super::html::backticks_as_code(&xml(text))
 }
 
 /// The HTML report: one page, no scripts, a little inline style.

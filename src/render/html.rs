@@ -119,7 +119,12 @@ fn text_lines(s: &str) -> String {
 
 /// [`text`], with each `quoted` span as `<code>`.
 fn code_spans(s: &str) -> String {
-    text(s)
+    backticks_as_code(&text(s))
+}
+
+/// Escaped text with each `quoted` span as `<code>` (the backticks the reasons and notes use).
+pub(crate) fn backticks_as_code(escaped: &str) -> String {
+    escaped
         .split('`')
         .enumerate()
         .map(|(k, part)| {

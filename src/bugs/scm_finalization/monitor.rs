@@ -591,10 +591,9 @@ mod tests {
         )
     }
 
-    /// scm3 installs a checkpoint at ZDU (100), finalizes to `finalize_to` if any, stops, and restarts at
-    /// INITIAL_VERSION (0).
-    fn install_and_restart(finalize_to: Option<i64>) -> Vec<Event> {
-        let mut v = vec![
+    /// scm3 starts at INITIAL_VERSION (0) and installs a checkpoint at ZDU (100): its DB is ahead.
+    fn install() -> Vec<Event> {
+        vec![
             started("scm3", 0),
             vm_init("scm3", 100, ("INITIAL_VERSION", 0)),
             ev(
@@ -609,7 +608,12 @@ mod tests {
                 1_100,
                 vec![("version", version("ZDU", 100))],
             ),
-        ];
+        ]
+    }
+
+    /// [`install`], then scm3 finalizes to `finalize_to` if any, stops, and restarts at INITIAL_VERSION (0).
+    fn install_and_restart(finalize_to: Option<i64>) -> Vec<Event> {
+        let mut v = install();
         if let Some(n) = finalize_to {
             v.push(finalized("scm3", 1_200, ("ZDU", n)));
         }
@@ -676,22 +680,17 @@ mod tests {
     /// same restart without that finalization is one, at the version line, decided when the server starts.
     #[test]
     fn a_patched_restart_that_finalizes_to_the_db_version_is_no_violation() {
-        let raft = |ms: i64| {
-            ev(
-                ScmRaftServerCreated,
-                "scm3",
-                ms,
-                vec![("scm_id", text("c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e83"))],
-            )
-        };
         let mut patched = install_and_restart(None);
-        patched.extend([finalized("scm3", 5_200, ("ZDU", 100)), raft(5_300)]);
+        patched.extend([
+            finalized("scm3", 5_200, ("ZDU", 100)),
+            serving("scm3", 5_300),
+        ]);
         let (_, r) = run("scm-finalization", vec![daemon("scm", "scm3", patched)]);
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
 
         let mut unpatched = install_and_restart(None);
-        unpatched.push(raft(5_300));
+        unpatched.push(serving("scm3", 5_300));
         let (_, r) = run("scm-finalization", vec![daemon("scm", "scm3", unpatched)]);
         assert_eq!(r.verdict, Verdict::Violated);
         assert_eq!(r.violations.len(), 1);
@@ -703,26 +702,13 @@ mod tests {
     /// of the logs must neither panic nor report it a second time.
     #[test]
     fn a_fence_during_a_crashed_restarts_startup_is_reported_once_and_never_panics() {
-        let mut events = vec![
-            started("scm3", 0),
-            vm_init("scm3", 100, ("INITIAL_VERSION", 0)),
-            ev(
-                CheckpointInstalled,
-                "scm3",
-                1_000,
-                vec![("term", Value::U64(2)), ("index", Value::U64(120))],
-            ),
-            ev(
-                SnapshotVersionHigher,
-                "scm3",
-                1_100,
-                vec![("version", version("ZDU", 100))],
-            ),
+        let mut events = install();
+        events.extend([
             // Crash: a new banner with no shutdown before it.
             started("scm3", 5_000),
             vm_init("scm3", 5_100, ("INITIAL_VERSION", 0)),
             fenced("scm3", 5_200, 100, 0),
-        ];
+        ]);
         let (_, r) = run(
             "scm-finalization",
             vec![daemon("scm", "scm3", events.clone())],
