@@ -2,7 +2,7 @@
 //! Ozone logs and checked; prints the agreement table and every disagreement's seed.
 //!
 //! `cargo run --release --example refinement -- --behaviours 100000 [--model M] [--layout L] [--seed BASE]`
-//! `cargo run --release --example refinement -- --model M --dump SEED [--fixed] DIR` writes one behaviour's logs.
+//! `cargo run --release --example refinement -- --model M --dump SEED [--fixed] [--layout L] DIR` writes one behaviour's logs.
 
 use ozone_conform::refinement::{Config, Layout, Table};
 
@@ -39,9 +39,6 @@ fn main() {
             d => dir = Some(d.to_string()),
         }
     }
-    if layouts.is_empty() {
-        layouts = Layout::ALL.to_vec();
-    }
     if models.is_empty() {
         models = ozone_conform::bugs::BUGS
             .iter()
@@ -51,13 +48,17 @@ fn main() {
     if let Some(seed) = dump {
         let config = if fixed { Config::Fixed } else { Config::Bug };
         let dir = dir.expect("--dump SEED DIR");
+        let layout = layouts.first().copied().unwrap_or(Layout::Daemon);
         for m in &models {
             let out = bug(m)
                 .refinement
-                .dump(config, seed, std::path::Path::new(&dir));
+                .dump(config, layout, seed, std::path::Path::new(&dir));
             println!("{out}");
         }
         return;
+    }
+    if layouts.is_empty() {
+        layouts = Layout::ALL.to_vec();
     }
     println!("{}", Table::header());
     let mut failed = false;

@@ -65,6 +65,8 @@ struct NodeLife {
     /// status`), after which the JVM exits through its shutdown hooks; the next start is no crash even when the
     /// SHUTDOWN_MSG is missing (the logging framework may stop before the banner hook runs).
     shut_down: bool,
+    /// One JVM: this run's SCM has been built (`starting Raft server for scm:<id>`).
+    built: bool,
 }
 
 #[derive(Default)]
@@ -133,6 +135,34 @@ impl Lifecycle {
                     *life = NodeLife::default();
                 }
                 Some(LifeStep::Started { crashed: None })
+            }
+            // In one JVM an SCM's restart prints no banner: its construction lines start the new instance.
+            // `Found matching SCM address` is printed by `scm --init` and bootstrap as well as by the
+            // constructor, but only before the first instance is built (`starting Raft server for scm:<id>`,
+            // once per instance). A construction line after a built instance with no stop between means that
+            // instance ended unlogged: a crash, as far as the logs tell.
+            EventKind::ScmNodeIdentified | EventKind::ScmRaftServerCreated if test_output => {
+                let step = if life.stopping || life.last.is_none() {
+                    Some(LifeStep::Started { crashed: None })
+                } else if life.built {
+                    Some(LifeStep::Started { crashed: life.last })
+                } else {
+                    None
+                };
+                if step.is_some() {
+                    *life = NodeLife::default();
+                }
+                life.built |= kind == EventKind::ScmRaftServerCreated;
+                step
+            }
+            // MiniOzoneHAClusterImpl's `Shutting down StorageContainerManager <scmId>`: the test stops this SCM.
+            EventKind::HarnessScmShutdown if test_output => {
+                if life.stopping {
+                    None
+                } else {
+                    life.stopping = true;
+                    Some(LifeStep::Stopping)
+                }
             }
             k if is_stop_line(k) => {
                 life.shut_down |= ends_the_run(k);
@@ -285,6 +315,73 @@ mod tests {
                 Some(LifeStep::Stopping),
                 None,
             ]
+        );
+    }
+
+    #[test]
+    fn an_scm_rebuilt_in_one_jvm_begins_a_new_run_so_its_next_failure_stops_it_again() {
+        // MiniOzoneCluster: construction (`Found matching SCM address`, `starting Raft server`), a failed
+        // reinitialize that terminates the SCM, the harness's `Shutting down StorageContainerManager`, the
+        // rebuilt SCM's construction lines, and the same failure again: the second failure is a stop too.
+        let run = [
+            ScmNodeIdentified,
+            ScmRaftServerCreated,
+            StateMachineReinitializeFailed,
+            TerminatingWithStatus,
+            HarnessScmShutdown,
+        ];
+        let kinds: Vec<EventKind> = run.iter().chain(run.iter()).copied().collect();
+        let once = [
+            Some(LifeStep::Started { crashed: None }),
+            None,
+            Some(LifeStep::Stopping),
+            None,
+            None,
+        ];
+        let want: Vec<Option<LifeStep>> = once.iter().chain(once.iter()).copied().collect();
+        assert_eq!(steps(&kinds, true), want);
+        // The harness stop alone (no failure before it) is the stop.
+        assert_eq!(
+            steps(
+                &[ScmNodeIdentified, HarnessScmShutdown, ScmNodeIdentified],
+                true
+            ),
+            vec![
+                Some(LifeStep::Started { crashed: None }),
+                Some(LifeStep::Stopping),
+                Some(LifeStep::Started { crashed: None }),
+            ]
+        );
+        // `Found matching SCM address` is printed by init and bootstrap too: three of them make no restart; a
+        // second Raft server with no stop between is an instance that ended unlogged (a crash, to the logs).
+        assert_eq!(
+            steps(
+                &[
+                    ScmNodeIdentified,
+                    ScmNodeIdentified,
+                    ScmNodeIdentified,
+                    ScmRaftServerCreated,
+                    ScmNodeIdentified,
+                    ScmRaftServerCreated,
+                ],
+                true
+            ),
+            vec![
+                Some(LifeStep::Started { crashed: None }),
+                None,
+                None,
+                None,
+                Some(LifeStep::Started { crashed: Some(3) }),
+                None,
+            ]
+        );
+        // In a daemon's log the construction lines follow the banner and are no step of their own.
+        assert_eq!(
+            steps(
+                &[ProcessStarted, ScmNodeIdentified, ScmRaftServerCreated],
+                false
+            ),
+            vec![Some(LifeStep::Started { crashed: None }), None, None]
         );
     }
 

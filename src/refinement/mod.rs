@@ -1156,7 +1156,7 @@ pub struct Refinement {
     /// The walk length of this model's behaviours.
     pub max_len: usize,
     run: fn(Config, Layout, usize, usize, u64) -> Table,
-    dump: fn(Config, u64, usize, &Path) -> String,
+    dump: fn(Config, Layout, u64, usize, &Path) -> String,
     keep: fn(Config, u64, usize, &Path) -> Result<Kept, String>,
     healthy: fn(Config, u64, usize) -> Option<Logs>,
 }
@@ -1179,8 +1179,8 @@ impl Refinement {
 
     /// Writes the logs of behaviour `seed` into `dir` (kept) and describes it: the actions, the step of each
     /// file's lines, and the judgement. For looking at one behaviour by eye.
-    pub fn dump(&self, config: Config, seed: u64, dir: &Path) -> String {
-        (self.dump)(config, seed, self.max_len, dir)
+    pub fn dump(&self, config: Config, layout: Layout, seed: u64, dir: &Path) -> String {
+        (self.dump)(config, layout, seed, self.max_len, dir)
     }
 
     /// Behaviour `seed` under `config`: its logs written into `dir` (kept), their paths, and the in-process
@@ -1197,15 +1197,24 @@ impl Refinement {
     }
 }
 
-fn dump<M: Mirror, R: Render<M>>(config: Config, seed: u64, max_len: usize, dir: &Path) -> String {
+fn dump<M: Mirror, R: Render<M>>(
+    config: Config,
+    layout: Layout,
+    seed: u64,
+    max_len: usize,
+    dir: &Path,
+) -> String {
     let c = constants::<M>(config).expect("shipped configs parse");
     let mirror = M::new(&c).expect("shipped constants fit the mirror");
     let mut rng = Rng::new(seed);
     let b = walk(&mirror, &mut rng, max_len, R::weight);
     let logs = render::<M, R>(&mirror, &c, &b, &mut rng);
-    let _ = logs.write(dir);
+    let _ = std::fs::create_dir_all(dir);
+    for (name, text) in in_layout(&logs, layout).0 {
+        let _ = std::fs::write(dir.join(name), text);
+    }
     let tmp = dir.join(".check");
-    let j = match check_logs(R::monitor(), &logs, Layout::Daemon, &tmp) {
+    let j = match check_logs(R::monitor(), &logs, layout, &tmp) {
         Ok(said) => format!(
             "{:?}",
             judge(
