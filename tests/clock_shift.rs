@@ -12,8 +12,10 @@ use ozone_conform::timeline::{self, Timeline};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod common;
+use common::{shift_line, shifted, SHIFTS_MIN};
+
 const SCENARIOS: &str = "tests/fixtures/scenarios";
-const SHIFTS_MIN: [i64; 6] = [-120, -60, -30, 30, 60, 120];
 
 /// Per model: verdict, reason, and each violation as (invariant, node, file, line).
 type Answer = BTreeMap<String, (Verdict, String, Vec<(String, String, String, u64)>)>;
@@ -82,48 +84,6 @@ fn answer(tl: &Timeline) -> Answer {
             (r.model.to_string(), (r.verdict, reason, found))
         })
         .collect()
-}
-
-/// The line with its leading `yyyy-MM-dd HH:mm:ss,SSS` moved by `minutes` (other lines as they are).
-fn shift_line(line: &str, minutes: i64) -> String {
-    let b = line.as_bytes();
-    let digits = |r: std::ops::Range<usize>| -> Option<i64> {
-        let s = line.get(r)?;
-        s.bytes()
-            .all(|c| c.is_ascii_digit())
-            .then(|| s.parse().ok())?
-    };
-    if b.len() < 23 || b[4] != b'-' || b[10] != b' ' || b[13] != b':' || b[19] != b',' {
-        return line.to_string();
-    }
-    let (Some(y), Some(mo), Some(d), Some(h), Some(mi), Some(s)) = (
-        digits(0..4),
-        digits(5..7),
-        digits(8..10),
-        digits(11..13),
-        digits(14..16),
-        digits(17..19),
-    ) else {
-        return line.to_string();
-    };
-    let days = ozone_conform::time::days_from_civil(y, mo as u32, d as u32);
-    let total = (days * 24 + h) * 60 + mi + minutes;
-    let (days, rest) = (total.div_euclid(1440), total.rem_euclid(1440));
-    let (y, mo, d) = ozone_conform::time::civil_from_days(days);
-    format!(
-        "{y:04}-{mo:02}-{d:02} {:02}:{:02}:{s:02}{}",
-        rest / 60,
-        rest % 60,
-        &line[19..]
-    )
-}
-
-fn shifted(bytes: &[u8], minutes: i64) -> Vec<u8> {
-    String::from_utf8_lossy(bytes)
-        .split_inclusive('\n')
-        .map(|l| shift_line(l, minutes))
-        .collect::<String>()
-        .into_bytes()
 }
 
 #[test]

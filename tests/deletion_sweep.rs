@@ -16,6 +16,9 @@ use ozone_conform::timeline::{build, Timeline, DEFAULT_MAX_SKEW_MS};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+mod common;
+use common::{shifted, SHIFTS_MIN};
+
 const MODELS: &[&str] = &[
     "scm-secret-keys",
     "scm-finalization",
@@ -164,17 +167,46 @@ struct Sweep {
 }
 
 /// Deletes each event record of `model/case` (daemon files, or `merged/`) in turn and checks the result.
-/// `own` is the set of violations of the intact logs (empty for a healthy case).
-fn sweep(model: &str, case: &str, merged: bool) -> Sweep {
+/// `own` is the set of violations of the intact, unshifted logs (empty for a healthy case). With `shift`
+/// (file index, minutes), that file's clock is off by so many minutes in every run, the intact one too: a
+/// lost line on top of a skewed clock still makes no violation the true logs do not have.
+fn sweep(model: &str, case: &str, merged: bool, shift: Option<(usize, i64)>) -> Sweep {
     let grammar = Grammar::embedded().unwrap();
     let dir = scenario_dir(model, case, merged);
     let files = files_of(&dir);
+    let own: BTreeSet<Found> = violations(&timeline_of(&files, &grammar), None)
+        .into_iter()
+        .collect();
     let texts: Vec<String> = files
         .iter()
-        .map(|p| std::fs::read_to_string(p).unwrap())
+        .enumerate()
+        .map(|(i, p)| {
+            let bytes = std::fs::read(p).unwrap();
+            match shift {
+                Some((f, minutes)) if f == i => {
+                    String::from_utf8(shifted(&bytes, minutes)).unwrap()
+                }
+                _ => String::from_utf8(bytes).unwrap(),
+            }
+        })
         .collect();
-    let intact = timeline_of(&files, &grammar);
-    let own: BTreeSet<Found> = violations(&intact, None).into_iter().collect();
+    let tag = shift.map_or(String::new(), |(f, m)| format!("-{f}{m:+}"));
+    let intact_dir = std::env::temp_dir().join(format!(
+        "ozone-conform-sweep-intact-{}-{model}-{case}-{merged}{tag}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&intact_dir).unwrap();
+    let intact_files: Vec<PathBuf> = files
+        .iter()
+        .zip(&texts)
+        .map(|(p, text)| {
+            let to = intact_dir.join(p.file_name().unwrap());
+            std::fs::write(&to, text).unwrap();
+            to
+        })
+        .collect();
+    let intact = timeline_of(&intact_files, &grammar);
+    let _ = std::fs::remove_dir_all(&intact_dir);
     if case == "healthy" {
         assert!(
             own.is_empty(),
@@ -183,7 +215,7 @@ fn sweep(model: &str, case: &str, merged: bool) -> Sweep {
     }
     let sigs = signatures();
     let tmp = std::env::temp_dir().join(format!(
-        "ozone-conform-sweep-{}-{model}-{case}-{merged}",
+        "ozone-conform-sweep-{}-{model}-{case}-{merged}{tag}",
         std::process::id()
     ));
     let mut out = Sweep {
@@ -272,7 +304,7 @@ fn run(case: &str) {
     let mut failures = Vec::new();
     for model in MODELS {
         for merged in [false, true] {
-            let s = sweep(model, case, merged);
+            let s = sweep(model, case, merged, None);
             let layout = if merged { "merged" } else { "daemon" };
             println!(
                 "{model}/{case} ({layout}): {} deletions, {} signature violations",
@@ -306,6 +338,48 @@ fn run(case: &str) {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// The sweep again with one node's clock off (issue 19, item 6): each per-node file of each case in turn,
+/// shifted by one of ±30 min, ±1 h, ±2 h (taken in turn across files and models).
+fn run_with_one_clock_off(case: &str) {
+    let mut failures = Vec::new();
+    let mut deletions = 0;
+    for (m, model) in MODELS.iter().enumerate() {
+        let files = files_of(&scenario_dir(model, case, false));
+        for f in 0..files.len() {
+            let minutes = SHIFTS_MIN[(m + f) % SHIFTS_MIN.len()];
+            let s = sweep(model, case, false, Some((f, minutes)));
+            let file = files[f].file_name().unwrap().to_string_lossy();
+            println!(
+                "{model}/{case} ({file} {minutes:+} min): {} deletions, {} signature violations",
+                s.deletions,
+                s.allowed.len()
+            );
+            deletions += s.deletions;
+            let shifted = |w: String| format!("{file} {minutes:+} min: {w}");
+            failures.extend(s.failures.into_iter().map(shifted));
+            failures.extend(s.hidden_as_conforms.into_iter().map(shifted));
+        }
+    }
+    println!("{case}: {deletions} deletions with one clock off");
+    assert!(deletions > 200, "{deletions}");
+    assert!(
+        failures.is_empty(),
+        "{} lost lines with a clock off made a violation:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn deleting_any_event_line_with_one_nodes_clock_off_makes_no_violation_but_a_signature() {
+    run_with_one_clock_off("healthy");
+}
+
+#[test]
+fn deleting_any_event_line_with_one_nodes_clock_off_makes_no_new_violation() {
+    run_with_one_clock_off("violating");
 }
 
 #[test]

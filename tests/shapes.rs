@@ -19,6 +19,9 @@ use ozone_conform::timeline::{self, Timeline};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod common;
+use common::{shifted, SHIFTS_MIN};
+
 const SCENARIOS: &str = "tests/fixtures/scenarios";
 
 /// One scenario case: its per-node daemon files (sorted), read as bytes.
@@ -361,76 +364,147 @@ fn the_canonical_answers_are_the_documented_ones() {
 fn argument_order_concatenation_interleaving_crlf_and_duplicates_keep_the_answer() {
     let grammar = Grammar::embedded().unwrap();
     for fx in fixtures() {
-        let want = canonical(&fx, &grammar);
-        let loose = without_places(&want);
-        let tmp = tempfile::tempdir().unwrap();
-        let t = tmp.path();
-        let original: Vec<String> = fx
-            .files
-            .iter()
-            .map(|(n, _)| fx.dir.join(n).to_string_lossy().into_owned())
-            .collect();
-
-        let mut reversed = original.clone();
-        reversed.reverse();
-        let got = answer_of(&build(&reversed, &grammar), &same_place);
-        assert_eq!(got, want, "{}: per-node files in reverse order", fx.name);
-
-        for (shape, bytes) in [
-            ("concatenated", concatenation(fx.files.iter())),
-            (
-                "concatenated in reverse",
-                concatenation(fx.files.iter().rev()),
-            ),
-            ("interleaved by time", interleaved(&fx)),
-        ] {
-            let one = write(t, &format!("{}.log", shape.replace(' ', "-")), &bytes);
-            let got = answer_of(&build(&[one], &grammar), &nowhere);
-            assert_eq!(got, loose, "{}: {shape}", fx.name);
-        }
-
-        // CRLF line ends: same files, same lines.
-        let crlf: Vec<String> = fx
-            .files
-            .iter()
-            .map(|(n, b)| {
-                let mut out = Vec::with_capacity(b.len() * 2);
-                for &c in b {
-                    if c == b'\n' {
-                        out.push(b'\r');
-                    }
-                    out.push(c);
-                }
-                write(&t.join("crlf"), n, &out)
-            })
-            .collect();
-        let got = answer_of(&build(&crlf, &grammar), &same_place);
-        assert_eq!(got, want, "{}: CRLF", fx.name);
-
-        // Duplicates: every file twice, a copy of each under another path, the case directory (per-node
-        // files and the `merged/` copy of the same story) beside its files, and `cat a a` per node.
-        let mut twice = original.clone();
-        twice.extend(original.iter().cloned());
-        twice.extend(fx.files.iter().map(|(n, b)| write(&t.join("copies"), n, b)));
-        twice.push(fx.dir.to_string_lossy().into_owned());
-        let got = answer_of(&build(&twice, &grammar), &same_place);
-        assert_eq!(got, want, "{}: duplicated inputs", fx.name);
-        let doubled: Vec<String> = fx
-            .files
-            .iter()
-            .map(|(n, b)| write(&t.join("doubled"), n, &[b.as_slice(), b].concat()))
-            .collect();
-        let got = answer_of(&build(&doubled, &grammar), &same_place);
-        assert_eq!(got, want, "{}: each file's records twice", fx.name);
-        let cat_twice = [
-            concatenation(fx.files.iter()),
-            concatenation(fx.files.iter()),
-        ]
-        .concat();
-        let one = write(t, "twice.log", &cat_twice);
-        let got = answer_of(&build(&[one], &grammar), &nowhere);
-        assert_eq!(got, loose, "{}: the concatenation twice", fx.name);
+        every_shape_keeps_the_answer(&fx, &grammar);
     }
+}
+
+/// The same sweep with one node's clock off (issue 19, item 6): each per-node file of each case in turn,
+/// shifted by one of ±30 min, ±1 h, ±2 h. The shifted logs have an answer of their own (a skewed clock may
+/// leave a verdict undecided); every shape of the shifted bytes must give that answer, and it must never hold
+/// a violation the true logs do not have.
+#[test]
+fn every_shape_with_one_nodes_clock_off_keeps_the_shifted_answer() {
+    let grammar = Grammar::embedded().unwrap();
+    let mut runs = 0;
+    for (k, fx) in fixtures().into_iter().enumerate() {
+        let truth = without_places(&canonical(&fx, &grammar));
+        let tmp = tempfile::tempdir().unwrap();
+        for f in 0..fx.files.len() {
+            let minutes = SHIFTS_MIN[(k + f) % SHIFTS_MIN.len()];
+            let dir = tmp.path().join(format!("{f}{minutes:+}"));
+            let files: Vec<(String, Vec<u8>)> = fx
+                .files
+                .iter()
+                .enumerate()
+                .map(|(i, (n, b))| {
+                    (
+                        n.clone(),
+                        if i == f {
+                            shifted(b, minutes)
+                        } else {
+                            b.clone()
+                        },
+                    )
+                })
+                .collect();
+            for (n, b) in &files {
+                write(&dir, n, b);
+            }
+            let off = Fixture {
+                name: format!("{} ({} {minutes:+} min)", fx.name, fx.files[f].0),
+                dir,
+                files,
+            };
+            // A violation is the same one when its line is, but for the shifted time.
+            let untimed = |v: &Found| {
+                (
+                    v.invariant.clone(),
+                    v.node.clone(),
+                    v.text.get(23..).map(str::to_string),
+                )
+            };
+            let answer = without_places(&canonical(&off, &grammar));
+            for (model, (_, found)) in &answer {
+                let true_ones: Vec<_> = truth[model].1.iter().map(untimed).collect();
+                let alarms: Vec<&Found> = found
+                    .iter()
+                    .filter(|v| !true_ones.contains(&untimed(v)))
+                    .collect();
+                assert!(
+                    alarms.is_empty(),
+                    "{}: false alarm {model} {alarms:?}",
+                    off.name
+                );
+            }
+            every_shape_keeps_the_answer(&off, &grammar);
+            runs += 1;
+        }
+    }
+    assert!(runs >= 40, "{runs}");
+}
+
+/// Every shape of `fx`'s bytes (argument order, concatenation, interleaving, CRLF, duplicates) gives the
+/// answer of its per-node files.
+fn every_shape_keeps_the_answer(fx: &Fixture, grammar: &Grammar) {
+    let want = canonical(fx, grammar);
+    let loose = without_places(&want);
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let original: Vec<String> = fx
+        .files
+        .iter()
+        .map(|(n, _)| fx.dir.join(n).to_string_lossy().into_owned())
+        .collect();
+
+    let mut reversed = original.clone();
+    reversed.reverse();
+    let got = answer_of(&build(&reversed, grammar), &same_place);
+    assert_eq!(got, want, "{}: per-node files in reverse order", fx.name);
+
+    for (shape, bytes) in [
+        ("concatenated", concatenation(fx.files.iter())),
+        (
+            "concatenated in reverse",
+            concatenation(fx.files.iter().rev()),
+        ),
+        ("interleaved by time", interleaved(fx)),
+    ] {
+        let one = write(t, &format!("{}.log", shape.replace(' ', "-")), &bytes);
+        let got = answer_of(&build(&[one], grammar), &nowhere);
+        assert_eq!(got, loose, "{}: {shape}", fx.name);
+    }
+
+    // CRLF line ends: same files, same lines.
+    let crlf: Vec<String> = fx
+        .files
+        .iter()
+        .map(|(n, b)| {
+            let mut out = Vec::with_capacity(b.len() * 2);
+            for &c in b {
+                if c == b'\n' {
+                    out.push(b'\r');
+                }
+                out.push(c);
+            }
+            write(&t.join("crlf"), n, &out)
+        })
+        .collect();
+    let got = answer_of(&build(&crlf, grammar), &same_place);
+    assert_eq!(got, want, "{}: CRLF", fx.name);
+
+    // Duplicates: every file twice, a copy of each under another path, the case directory (per-node
+    // files and the `merged/` copy of the same story) beside its files, and `cat a a` per node.
+    let mut twice = original.clone();
+    twice.extend(original.iter().cloned());
+    twice.extend(fx.files.iter().map(|(n, b)| write(&t.join("copies"), n, b)));
+    twice.push(fx.dir.to_string_lossy().into_owned());
+    let got = answer_of(&build(&twice, grammar), &same_place);
+    assert_eq!(got, want, "{}: duplicated inputs", fx.name);
+    let doubled: Vec<String> = fx
+        .files
+        .iter()
+        .map(|(n, b)| write(&t.join("doubled"), n, &[b.as_slice(), b].concat()))
+        .collect();
+    let got = answer_of(&build(&doubled, grammar), &same_place);
+    assert_eq!(got, want, "{}: each file's records twice", fx.name);
+    let cat_twice = [
+        concatenation(fx.files.iter()),
+        concatenation(fx.files.iter()),
+    ]
+    .concat();
+    let one = write(t, "twice.log", &cat_twice);
+    let got = answer_of(&build(&[one], grammar), &nowhere);
+    assert_eq!(got, loose, "{}: the concatenation twice", fx.name);
 }
 
 /// Rotates each file of each fixture at every record boundary into `x.log.1` (older) and `x.log`, and passes
