@@ -428,12 +428,20 @@ mod tests {
                         .collect();
                     let got = actions(&w);
                     match case.as_str() {
+                        // The cut opens with the harness restarting scmNode-3 (`Shutting down
+                        // StorageContainerManager`, then its construction lines), which the daemon files
+                        // begin after.
                         "midflight" => {
-                            assert_eq!(got.len(), 5, "{what}: {got:?}");
-                            assert_eq!(got[..2], daemon[..2], "{what}");
-                            assert!(got[2].starts_with("ReplicateKeys(n_5f1b7e2a"), "{what}");
-                            assert!(got[3].starts_with("ReplicateKeys(n_8a2c9d3e"), "{what}");
-                            assert_eq!(got[4], "Stop(scmNode_3)", "{what}");
+                            assert_eq!(got.len(), 7, "{what}: {got:?}");
+                            assert_eq!(
+                                got[..2],
+                                ["Stop(scmNode_3)", "Restart(scmNode_3)"],
+                                "{what}"
+                            );
+                            assert_eq!(got[2..4], daemon[..2], "{what}");
+                            assert!(got[4].starts_with("ReplicateKeys(n_5f1b7e2a"), "{what}");
+                            assert!(got[5].starts_with("ReplicateKeys(n_8a2c9d3e"), "{what}");
+                            assert_eq!(got[6], "Stop(scmNode_3)", "{what}");
                         }
                         // The harness stops scmNode-3 at the end of the test.
                         _ => {
