@@ -11,6 +11,10 @@
 //! | `Stop(d)` | `RECEIVED SIGNAL 15: SIGTERM`, the stop lines, `SHUTDOWN_MSG` |
 //! | `Restart(d)` | `STARTUP_MSG` banner, signal handlers, `HddsDatanodeService <uuid>(...)`, `Setting the last applied index` |
 //! | `StartPutBlock`, `AppendPutBlock`, `FinalizeBlock`, `StreamWrite`, `Crash(d)` | nothing (hidden) |
+//!
+//! The spec follows one block; a datanode's log interleaves many. Before the behaviour, every datanode commits
+//! and finalizes two other blocks (the same container with another local id, another container with the same
+//! local id), so a monitor that confused blocks would report the behaviour's later PutBlocks.
 
 use super::mirror::{DnFinalizeBlock, State};
 use crate::refinement::{host_of, shutdown_banner, startup_banner, Logs, Render, Rng};
@@ -111,6 +115,50 @@ impl Renderer {
     }
 }
 
+impl Renderer {
+    /// Two other blocks, committed and finalized on every datanode before the behaviour starts.
+    fn other_blocks(&self, logs: &mut Logs, rng: &mut Rng) {
+        let others = [
+            (self.container, self.local + 1 + rng.below(1000)),
+            (self.container + 1 + rng.below(40), self.local),
+        ];
+        for d in 0..self.dns.len() {
+            let t = self.op_thread(d);
+            let f = self.dns[d].file;
+            for (k, (container, local)) in others.into_iter().enumerate() {
+                let block = |bcs: u64| {
+                    format!("conID: {container} locID: {local} bcsId: {bcs} replicaIndex: null")
+                };
+                let bcs = k as u64 + 1;
+                logs.record(
+                    f,
+                    &t,
+                    "DEBUG",
+                    BMI,
+                    &format!(
+                        "Block {} successfully committed with bcsId {bcs} chunk size 4096",
+                        block(bcs)
+                    ),
+                );
+                logs.record(
+                    f,
+                    &t,
+                    "INFO",
+                    KVH,
+                    &format!("Finalized Block request received {} ", block(0)),
+                );
+                logs.record(
+                    f,
+                    &t,
+                    "INFO",
+                    KVH,
+                    &format!("Block has been finalized {} ", block(0)),
+                );
+            }
+        }
+    }
+}
+
 impl Render<DnFinalizeBlock> for Renderer {
     /// A datanode said to lack BlockManagerImpl's DEBUG lines lacks them in its file.
     fn reason_holds(reason: &str, logs: &Logs) -> bool {
@@ -206,6 +254,7 @@ impl Render<DnFinalizeBlock> for Renderer {
                 ),
             );
         }
+        r.other_blocks(logs, rng);
         r
     }
 

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Mutation score of each bug's monitor (issue 19, item 2): cargo-mutants on src/bugs/<bug>/monitor.rs, twice.
+#
+#   1. under the refinement tests alone (the in-library `refinement::tests` of that bug: random behaviours of
+#      the mirror rendered as Ozone logs in every layout, and checked);
+#   2. under all of the bug's library tests (its monitor, witness and mirror unit tests, and the refinement
+#      tests), run only on the mutants that pass 1 (`--iterate`: a mutant the refinement tests catch is caught
+#      by the larger set too).
+#
+# Usage: benches/mutation_score.sh [BUG ...]     (default: all four; needs `cargo install cargo-mutants`)
+# Output: target/mutants-score/<bug>/{refinement,all}/mutants.out and one table row per bug on stdout.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v cargo-mutants >/dev/null || { echo "cargo install --locked cargo-mutants" >&2; exit 2; }
+
+refinement_filters() {
+  case "$1" in
+    dn_finalize_block) echo "refinement::tests::dn_finalize_block" ;;
+    scm_secret_keys) echo "refinement::tests::scm_secret_keys" ;;
+    scm_finalization) echo "refinement::tests::scm_finalization refinement::tests::scm_patched_restart refinement::tests::scm_crash_before" ;;
+    recon_om_sync) echo "refinement::tests::recon_" ;;
+    *) echo "unknown bug $1" >&2; exit 2 ;;
+  esac
+}
+
+# caught, missed, timeout, unviable of one outcomes.json
+count() {
+  python3 - "$1" <<'EOF'
+import json, sys
+o = json.load(open(sys.argv[1]))
+n = {"caught": 0, "missed": 0, "timeout": 0, "unviable": 0}
+for m in o["outcomes"]:
+    if m["scenario"] == "Baseline":
+        continue
+    s = m["summary"]
+    key = {"CaughtMutant": "caught", "MissedMutant": "missed", "Timeout": "timeout", "Unviable": "unviable"}.get(s)
+    if key:
+        n[key] += 1
+print(n["caught"], n["missed"], n["timeout"], n["unviable"])
+EOF
+}
+
+bugs=("$@")
+[ ${#bugs[@]} -gt 0 ] || bugs=(dn_finalize_block scm_secret_keys scm_finalization recon_om_sync)
+echo "| monitor | mutants | viable | caught by refinement alone | score | caught by all the bug's tests | score |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
+for bug in "${bugs[@]}"; do
+  out="target/mutants-score/$bug"
+  rm -rf "$out"
+  mkdir -p "$out/refinement" "$out/all"
+  file="src/bugs/$bug/monitor.rs"
+  # shellcheck disable=SC2046
+  cargo mutants --file "$file" -j 1 --timeout 600 -o "$out/refinement" \
+    -- --lib -- $(refinement_filters "$bug") >"$out/refinement.log" 2>&1 || true
+  read -r rc rm rt ru < <(count "$out/refinement/mutants.out/outcomes.json")
+  # Survivors only: copy phase 1's outcomes so that --iterate skips what it caught.
+  cp -r "$out/refinement/mutants.out" "$out/all/"
+  # shellcheck disable=SC2046
+  cargo mutants --file "$file" -j 1 --timeout 900 --iterate -o "$out/all" \
+    -- --lib -- "bugs::$bug::" $(refinement_filters "$bug") >"$out/all.log" 2>&1 || true
+  read -r ac am at au < <(count "$out/all/mutants.out/outcomes.json")
+  total=$((rc + rm + rt + ru))
+  viable=$((rc + rm + rt))
+  all_caught=$((rc + ac))
+  python3 -c "
+v=$viable
+print(f'| $bug | $total | {v} | $rc | {100*$rc/max(v,1):.0f} % | $all_caught | {100*$all_caught/max(v,1):.0f} % |')"
+done
