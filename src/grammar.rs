@@ -47,6 +47,9 @@ pub struct Rule {
     pub samples: Vec<String>,
     /// Where the rule is defined: grammar file and 1-based line.
     pub origin: (String, usize),
+    /// The source tree its file's templates were copied from (the file's `templates-from` line), e.g.
+    /// `apache/ozone HDDS-14496-zdu 79728a163a30`: the audit names it when rules are missing from a tree.
+    pub templates_from: Option<String>,
     /// The grammar file's text and each sample's span in it, for diagnostics found after loading.
     file_text: std::sync::Arc<String>,
     sample_spans: Vec<(usize, usize)>,
@@ -398,6 +401,7 @@ pub fn parse_rules(name: &str, text: &str) -> Result<Vec<Rule>, Box<GrammarError
     let cx = Ctx { name, text };
     let mut rules = Vec::new();
     let mut default_component = Component::Any;
+    let mut templates_from: Option<String> = None;
     let mut current: Option<RawRule> = None;
     let mut offset = 0;
     for (lineno, raw_line) in text.split_inclusive('\n').enumerate() {
@@ -428,9 +432,12 @@ pub fn parse_rules(name: &str, text: &str) -> Result<Vec<Rule>, Box<GrammarError
                         )
                     })?;
                 }
+                "templates-from" if current.is_none() && rules.is_empty() => {
+                    templates_from = Some(value.to_string()).filter(|v| !v.is_empty());
+                }
                 "event" => {
                     if let Some(raw) = current.take() {
-                        rules.push(compile(&cx, raw, default_component)?);
+                        rules.push(compile(&cx, raw, default_component, &templates_from)?);
                     }
                     let (event_name, _) = value.split_once('#').unwrap_or((value, ""));
                     let event = EventKind::from_name(event_name).ok_or_else(|| {
@@ -457,12 +464,20 @@ pub fn parse_rules(name: &str, text: &str) -> Result<Vec<Rule>, Box<GrammarError
                         ..RawRule::default()
                     });
                 }
+                "templates-from" => {
+                    return Err(cx.err(
+                        key_off,
+                        key.len(),
+                        "`templates-from` after the first rule",
+                        "it describes the whole file: put it before the first `event`",
+                    ))
+                }
                 _ => {
                     return Err(cx.err(
                         key_off,
                         key.len(),
                         format!("unknown directive `{key}`"),
-                        "expected `event` or `component` at the start of a line",
+                        "expected `event`, `component` or `templates-from` at the start of a line",
                     ))
                 }
             }
@@ -536,7 +551,7 @@ pub fn parse_rules(name: &str, text: &str) -> Result<Vec<Rule>, Box<GrammarError
         }
     }
     if let Some(raw) = current.take() {
-        rules.push(compile(&cx, raw, default_component)?);
+        rules.push(compile(&cx, raw, default_component, &templates_from)?);
     }
     let mut ids = StdHashMap::new();
     for r in &rules {
@@ -635,6 +650,7 @@ fn compile(
     cx: &Ctx,
     raw: RawRule,
     default_component: Component,
+    templates_from: &Option<String>,
 ) -> Result<Rule, Box<GrammarError>> {
     let (hoff, hlen, hline) = raw.header;
     let event = raw.event.expect("set by the event line");
@@ -690,6 +706,7 @@ fn compile(
         template,
         samples: raw.samples.iter().map(|s| s.0.clone()).collect(),
         origin: (cx.name.to_string(), hline),
+        templates_from: templates_from.clone(),
         file_text: std::sync::Arc::new(cx.text.to_string()),
         sample_spans: raw.samples.iter().map(|s| (s.1, s.2)).collect(),
         regex: compiled.regex,
@@ -1001,6 +1018,30 @@ fn compile_template(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn templates_from_names_the_tree_of_every_rule_of_its_file_and_only_before_the_first_rule() {
+        let rule = "event CheckpointInstalled\n  logger  a.B\n  level   INFO\n  message \"Replaced DB with checkpoint, term: {term:u64}, index: {index:u64}\"\n  sample  \"Replaced DB with checkpoint, term: 2, index: 5\"\n";
+        let with = format!(
+            "templates-from apache/ozone HDDS-14496-zdu 79728a163a30\ncomponent scm\n{rule}"
+        );
+        let rules = parse_rules("x.rules", &with).unwrap();
+        assert_eq!(
+            rules[0].templates_from.as_deref(),
+            Some("apache/ozone HDDS-14496-zdu 79728a163a30")
+        );
+        assert_eq!(
+            parse_rules("x.rules", rule).unwrap()[0].templates_from,
+            None
+        );
+        let late = format!("{rule}templates-from apache/ozone master\n");
+        let e = parse_rules("x.rules", &late).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("`templates-from` after the first rule"),
+            "{e}"
+        );
+    }
 
     fn one(text: &str) -> Result<Vec<Rule>, Box<GrammarError>> {
         parse_rules("test.rules", text)

@@ -89,6 +89,9 @@ pub struct RuleAudit {
     pub rule: String,
     /// Grammar file and line of the rule.
     pub origin: String,
+    /// The tree its file's templates were copied from (`templates-from`), if the file says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub templates_from: Option<String>,
     pub source: Option<String>,
     pub levels: Vec<String>,
     pub loggers: Vec<String>,
@@ -124,6 +127,7 @@ pub fn audit(rules: &[Rule], statements: &[Statement]) -> Vec<RuleAudit> {
         .map(|rule| RuleAudit {
             rule: rule.id.clone(),
             origin: format!("{}:{}", rule.origin.0, rule.origin.1),
+            templates_from: rule.templates_from.clone(),
             source: rule.source.clone(),
             levels: rule.levels.iter().map(|l| l.name().to_string()).collect(),
             loggers: rule.loggers.clone(),

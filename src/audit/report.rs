@@ -89,9 +89,10 @@ pub fn text(audits: &[RuleAudit]) -> String {
     for reason in not_audited {
         out.push_str(&format!("not audited: {reason}\n"));
     }
-    // Rules missing from one tree often come from one grammar file written against another branch (its
-    // header names the branch): say where they are.
-    let mut missing_by_file: std::collections::BTreeMap<&str, usize> = Default::default();
+    // Rules missing from one tree often come from one grammar file written against another branch: say which
+    // files, and the tree each file's templates were copied from (its `templates-from` line).
+    let mut missing_by_file: std::collections::BTreeMap<&str, (usize, Option<&str>)> =
+        Default::default();
     for a in audits
         .iter()
         .filter(|a| matches!(a.status, Status::Missing))
@@ -100,17 +101,20 @@ pub fn text(audits: &[RuleAudit]) -> String {
             .origin
             .rsplit_once(':')
             .map_or(a.origin.as_str(), |(f, _)| f);
-        *missing_by_file.entry(file).or_default() += 1;
+        let entry = missing_by_file
+            .entry(file)
+            .or_insert((0, a.templates_from.as_deref()));
+        entry.0 += 1;
     }
-    if !missing_by_file.is_empty() {
-        let by: Vec<String> = missing_by_file
-            .iter()
-            .map(|(f, n)| format!("{n} in {f}"))
-            .collect();
-        out.push_str(&format!(
-            "missing by grammar file: {} (a file's header names the branch its templates were taken from)\n",
-            by.join(", ")
-        ));
+    for (file, (n, from)) in &missing_by_file {
+        match from {
+            Some(from) => out.push_str(&format!(
+                "missing: {n} rule(s) of {file}, whose templates were copied from {from}: if this tree is another branch or version, that is expected\n"
+            )),
+            None => out.push_str(&format!(
+                "missing: {n} rule(s) of {file} (the file has no `templates-from` line naming the tree its templates came from)\n"
+            )),
+        }
     }
     out.push_str(&summary_line(audits));
     out.push('\n');
