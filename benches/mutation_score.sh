@@ -8,6 +8,7 @@
 #      by the larger set too).
 #
 # Usage: benches/mutation_score.sh [BUG ...]     (default: all four; needs `cargo install cargo-mutants`)
+#        MUTANTS_SHARD=0/2 benches/mutation_score.sh BUG   tests one shard of the mutants (a sample, for time)
 # Output: target/mutants-score/<bug>/{refinement,all}/mutants.out and one table row per bug on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,29 +41,38 @@ print(n["caught"], n["missed"], n["timeout"], n["unviable"])
 EOF
 }
 
+shard=()
+[ -z "${MUTANTS_SHARD:-}" ] || shard=(--shard "$MUTANTS_SHARD")
 bugs=("$@")
 [ ${#bugs[@]} -gt 0 ] || bugs=(dn_finalize_block scm_secret_keys scm_finalization recon_om_sync)
-echo "| monitor | mutants | viable | caught by refinement alone | score | caught by all the bug's tests | score |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
+# Phase 1 for every bug first (the refinement score is the one that matters most), then phase 2.
 for bug in "${bugs[@]}"; do
   out="target/mutants-score/$bug"
   rm -rf "$out"
   mkdir -p "$out/refinement" "$out/all"
-  file="src/bugs/$bug/monitor.rs"
   # shellcheck disable=SC2046
-  cargo mutants --file "$file" -j 1 --timeout 600 -o "$out/refinement" \
+  cargo mutants --file "src/bugs/$bug/monitor.rs" "${shard[@]}" -j 1 --timeout 600 -o "$out/refinement" \
     -- --lib -- $(refinement_filters "$bug") >"$out/refinement.log" 2>&1 || true
-  read -r rc rm rt ru < <(count "$out/refinement/mutants.out/outcomes.json")
-  # Survivors only: copy phase 1's outcomes so that --iterate skips what it caught.
+  echo "$bug refinement: $(count "$out/refinement/mutants.out/outcomes.json") (caught missed timeout unviable)" >&2
+done
+for bug in "${bugs[@]}"; do
+  out="target/mutants-score/$bug"
+  # Survivors only: phase 1's outcomes let --iterate skip what it caught.
   cp -r "$out/refinement/mutants.out" "$out/all/"
   # shellcheck disable=SC2046
-  cargo mutants --file "$file" -j 1 --timeout 900 --iterate -o "$out/all" \
+  cargo mutants --file "src/bugs/$bug/monitor.rs" "${shard[@]}" -j 1 --timeout 900 --iterate -o "$out/all" \
     -- --lib -- "bugs::$bug::" $(refinement_filters "$bug") >"$out/all.log" 2>&1 || true
+done
+echo "| monitor | mutants | viable | caught by refinement alone | score | caught by all the bug's tests | score |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
+for bug in "${bugs[@]}"; do
+  out="target/mutants-score/$bug"
+  read -r rc rm rt ru < <(count "$out/refinement/mutants.out/outcomes.json")
   read -r ac am at au < <(count "$out/all/mutants.out/outcomes.json")
   total=$((rc + rm + rt + ru))
   viable=$((rc + rm + rt))
   all_caught=$((rc + ac))
   python3 -c "
 v=$viable
-print(f'| $bug | $total | {v} | $rc | {100*$rc/max(v,1):.0f} % | $all_caught | {100*$all_caught/max(v,1):.0f} % |')"
+print(f'| $bug${MUTANTS_SHARD:+ (shard $MUTANTS_SHARD)} | $total | {v} | $rc | {100*$rc/max(v,1):.0f} % | $all_caught | {100*$all_caught/max(v,1):.0f} % |')"
 done
