@@ -17,14 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{shifted, SHIFTS_MIN};
-
-const MODELS: &[&str] = &[
-    "scm-secret-keys",
-    "scm-finalization",
-    "dn-finalize-block",
-    "recon-om-sync",
-];
+use common::{models, shifted, SHIFTS_MIN};
 
 fn scenario_dir(model: &str, case: &str, merged: bool) -> PathBuf {
     let d = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -302,7 +295,7 @@ fn sweep(model: &str, case: &str, merged: bool, shift: Option<(usize, i64)>) -> 
 
 fn run(case: &str) {
     let mut failures = Vec::new();
-    for model in MODELS {
+    for model in models() {
         for merged in [false, true] {
             let s = sweep(model, case, merged, None);
             let layout = if merged { "merged" } else { "daemon" };
@@ -345,7 +338,7 @@ fn run(case: &str) {
 fn run_with_one_clock_off(case: &str) {
     let mut failures = Vec::new();
     let mut deletions = 0;
-    for (m, model) in MODELS.iter().enumerate() {
+    for (m, model) in models().into_iter().enumerate() {
         let files = files_of(&scenario_dir(model, case, false));
         for f in 0..files.len() {
             let minutes = SHIFTS_MIN[(m + f) % SHIFTS_MIN.len()];
@@ -411,7 +404,7 @@ fn every_signature_names_a_shipped_rule() {
         }
     }
     // A healthy case conforms as it is (the sweep's baseline).
-    for model in MODELS {
+    for model in models() {
         let grammar = Grammar::embedded().unwrap();
         let tl = timeline_of(&files_of(&scenario_dir(model, "healthy", false)), &grammar);
         let r = replay(&tl, select(&[model.to_string()]).unwrap());

@@ -8,12 +8,8 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-const MODELS: [&str; 4] = [
-    "scm-secret-keys",
-    "scm-finalization",
-    "dn-finalize-block",
-    "recon-om-sync",
-];
+mod common;
+use common::models;
 
 fn have_python() -> bool {
     let ok = Command::new("python3")
@@ -94,7 +90,7 @@ fn repeated_healthy_scenarios_stay_healthy_with_every_check_repeated() {
     let (code1, r1) = check_json(&one);
     let (code25, r25) = check_json(&many);
     assert_eq!((code1, code25), (0, 0), "{r25:?}");
-    for name in MODELS {
+    for name in models() {
         let (m1, m25) = (model(&r1, name), model(&r25, name));
         assert_eq!(m1["verdict"], "conforms", "{name}: {m1}");
         assert_eq!(m25["verdict"], "conforms", "{name}: {m25}");
@@ -113,7 +109,7 @@ fn a_violating_copy_near_the_end_is_found_at_its_own_span() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    for name in MODELS {
+    for name in models() {
         let (alone, spliced) = (
             tmp.path().join(format!("{name}-alone")),
             tmp.path().join(format!("{name}-spliced")),
@@ -158,7 +154,7 @@ fn a_violating_copy_near_the_end_is_found_at_its_own_span() {
         );
         assert_eq!(p12["byte_len"], p1["byte_len"], "{name}");
         // No other model sees a violation in the healthy copies around it.
-        for other in MODELS.iter().filter(|m| **m != name) {
+        for other in models().into_iter().filter(|m| *m != name) {
             assert_eq!(
                 model(&r12, other)["verdict"],
                 "conforms",

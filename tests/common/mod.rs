@@ -47,3 +47,9 @@ pub fn shifted(bytes: &[u8], minutes: i64) -> Vec<u8> {
         .collect::<String>()
         .into_bytes()
 }
+
+/// The registry's model names (`src/bugs/mod.rs`, `BUGS`), in its order: tests that sweep every model read
+/// them from there, so a fifth bug is swept without editing the tests.
+pub fn models() -> Vec<&'static str> {
+    ozone_conform::bugs::BUGS.iter().map(|b| b.name()).collect()
+}
