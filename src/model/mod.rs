@@ -1,6 +1,7 @@
-//! Rust mirrors of the TLA+ specs in `traces/<model>/`.
+//! The log monitors' common ground: the [`Model`] trait every bug's `monitor.rs` implements, invariants,
+//! violations and three-valued [`Knowledge`]. (The exact, TLC-checked mirrors of the specs are in `src/spec/`.)
 //!
-//! A model reads the merged timeline event by event, keeps one instance per SCM, datanode or Recon, and
+//! A monitor reads the merged timeline event by event, keeps one instance per SCM, datanode or Recon, and
 //! reports the first event at which an invariant of its spec fails. Knowledge is three-valued: a variable a log
 //! has not shown is unknown, and an unknown never yields a violation; it makes the verdict *inconclusive*.
 

@@ -1,4 +1,5 @@
-//! `dn-finalize-block`: the Rust mirror of `traces/dn-finalize-block/DnFinalizeBlock.tla` (HDDS-16828).
+//! `dn-finalize-block` (HDDS-16828): the log monitor of `traces/dn-finalize-block/DnFinalizeBlock.tla`.
+//! (The exact mirror of the spec is `mirror.rs`; this monitor is three-valued where the logs are silent.)
 //!
 //! Mirrored per datanode: `finalized[d]` (blocks whose FinalizeBlock was applied, from `Block has been
 //! finalized <BlockID>`) and the PutBlocks applied (`ApplyPutBlock(d)` / `StreamPutBlock(d)`, from the DEBUG line

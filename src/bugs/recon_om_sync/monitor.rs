@@ -1,4 +1,5 @@
-//! `recon-om-sync`: the Rust mirror of `traces/recon-om-sync/ReconOmSync.tla` (HDDS-16462).
+//! `recon-om-sync` (HDDS-16462): the log monitor of `traces/recon-om-sync/ReconOmSync.tla`.
+//! (The exact mirror of the spec is `mirror.rs`; this monitor is three-valued where the logs are silent.)
 //!
 //! Mirrored per Recon: `deltaSeq` (`Sequence number after sync: N`), the highest sequence number Recon had
 //! processed (standing in for `taskSeq` of the derived tasks), `reinitQueued` and `reprocessed`. Actions:

@@ -1,4 +1,5 @@
-//! `scm-finalization`: the Rust mirror of `traces/scm-finalization/ScmFinalization.tla` (HDDS-17089).
+//! `scm-finalization` (HDDS-17089): the log monitor of `traces/scm-finalization/ScmFinalization.tla`.
+//! (The exact mirror of the spec is `mirror.rs`; this monitor is three-valued where the logs are silent.)
 //!
 //! Mirrored per SCM: `dbVersion[s]` (the apparent version a checkpoint brought into scm.db, known from
 //! `New snapshot received with higher apparent version V` after `Replaced DB with checkpoint`) and

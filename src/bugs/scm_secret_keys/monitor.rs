@@ -1,4 +1,5 @@
-//! `scm-secret-keys`: the Rust mirror of `traces/scm-secret-keys/ScmSecretKeys.tla` (HDDS-16923).
+//! `scm-secret-keys` (HDDS-16923): the log monitor of `traces/scm-secret-keys/ScmSecretKeys.tla`.
+//! (The exact mirror of the spec is `mirror.rs`; this monitor is three-valued where the logs are silent.)
 //!
 //! Spec variables mirrored per SCM: `install[s]` (Idle → Fetched → Swapped → Idle), `fetchedKeys[s]`, and the
 //! cluster's key knowledge standing in for `log` and `expired`. Actions: `FetchKeys(s)` = `Got secret keys from
