@@ -1,15 +1,8 @@
 //! `check --require-checks` (exit 3 when no model made a check: a CI job pointed at the wrong logs fails)
 //! and the closing line of a `--per-file` report.
 
-use assert_cmd::Command;
-
-fn bin() -> Command {
-    let mut c = Command::cargo_bin("ozone-conform").unwrap();
-    c.env("NO_COLOR", "1")
-        .env_remove("CI")
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
-    c
-}
+mod common;
+use common::bin;
 
 const SUREFIRE: &str = "tests/fixtures/surefire";
 

@@ -6,11 +6,11 @@ use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+mod common;
+
 fn bin() -> Command {
-    let mut c = Command::cargo_bin("ozone-conform").unwrap();
-    c.env("NO_COLOR", "1")
-        .env("COLUMNS", "100")
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    let mut c = common::bin();
+    c.env("COLUMNS", "100");
     c
 }
 

@@ -1,15 +1,11 @@
 //! `check --events`: the event streams `events` writes replay to the report a check of the logs gives, byte
 //! for byte, however the streams arrive (one stream, one per file in any order, concatenated, on stdin).
 
-use assert_cmd::Command;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-fn bin() -> Command {
-    let mut c = Command::cargo_bin("ozone-conform").unwrap();
-    c.env("NO_COLOR", "1");
-    c
-}
+mod common;
+use common::bin;
 
 /// Every scenario directory's per-node logs (the `merged/` copies are their own run).
 fn scenario_runs() -> Vec<Vec<PathBuf>> {

@@ -6,12 +6,11 @@ use assert_cmd::Command;
 use serde_json::Value;
 use std::path::Path;
 
+mod common;
+
 fn bin() -> Command {
-    let mut c = Command::cargo_bin("ozone-conform").unwrap();
-    c.env("NO_COLOR", "1")
-        .env("COLUMNS", "100")
-        .env_remove("CI")
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    let mut c = common::bin();
+    c.env("COLUMNS", "100");
     c
 }
 

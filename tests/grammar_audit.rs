@@ -1,15 +1,13 @@
 //! `ozone-conform grammar audit` over the hand-written Java tree in tests/fixtures/audit/, and the pinned index
 //! in grammars/ against the embedded grammar (no sources, no network).
 
-use assert_cmd::Command;
 use serde_json::Value;
+
+mod common;
+use common::bin;
 
 const RULES: &str = "tests/fixtures/audit/fixture.rules";
 const JAVA: &str = "fixture=tests/fixtures/audit/java";
-
-fn bin() -> Command {
-    Command::cargo_bin("ozone-conform").unwrap()
-}
 
 fn audit(args: &[&str]) -> (i32, String, String) {
     let out = bin()

@@ -5,11 +5,11 @@
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
+mod common;
+
 fn bin() -> Command {
-    let mut c = Command::cargo_bin("ozone-conform").unwrap();
-    c.env("NO_COLOR", "1")
-        .env("SOURCE_DATE_EPOCH", "1796347800")
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    let mut c = common::bin();
+    c.env("SOURCE_DATE_EPOCH", "1796347800");
     c
 }
 

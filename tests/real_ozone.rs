@@ -10,13 +10,13 @@ use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+mod common;
+
 const ROOT: &str = "tests/fixtures/real-ozone";
 
 fn bin() -> Command {
-    let mut c = Command::cargo_bin("ozone-conform").unwrap();
-    c.env("NO_COLOR", "1")
-        .env("COLUMNS", "120")
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    let mut c = common::bin();
+    c.env("COLUMNS", "120");
     c
 }
 

@@ -9,7 +9,6 @@
 //! The sweeps drive the library in-process as `check` does (resolve, build the timeline, replay); stdin,
 //! gzip, thread counts and JSON go through the binary.
 
-use assert_cmd::Command;
 use ozone_conform::check;
 use ozone_conform::event::Event;
 use ozone_conform::grammar::Grammar;
@@ -20,7 +19,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{shifted, SHIFTS_MIN};
+use common::{bin, shifted, SHIFTS_MIN};
 
 const SCENARIOS: &str = "tests/fixtures/scenarios";
 
@@ -620,12 +619,6 @@ fn rotation_at_every_record_boundary_in_glob_order_keeps_the_answer() {
 fn a_rotated_part_without_a_banner_keeps_the_node_of_its_familys_banner() {
     let runs = rotation_sweep(false);
     assert!(runs > 500, "{runs} runs");
-}
-
-fn bin() -> Command {
-    let mut c = Command::cargo_bin("ozone-conform").unwrap();
-    c.env("NO_COLOR", "1").current_dir(root());
-    c
 }
 
 /// The answer in `check --all --format json` output; `text_of(path, line)` gives a primary line's text.

@@ -1,7 +1,6 @@
 //! TLA+ traces through the Rust mirrors: every TLC fixture we ship replays in full agreement, and random
 //! behaviours of every mirror survive export to ITF, parsing and replay unchanged.
 
-use assert_cmd::Command;
 use ozone_conform::bugs::{Bug, BUGS};
 use ozone_conform::spec::replay::Outcome;
 use ozone_conform::spec::{Constants, ShippedSpec};
@@ -9,9 +8,8 @@ use ozone_conform::tla::read::read_trace_str;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 
-fn bin() -> Command {
-    Command::cargo_bin("ozone-conform").expect("binary builds")
-}
+mod common;
+use common::bin;
 
 /// Every shipped spec, in registry order.
 fn shipped() -> impl Iterator<Item = &'static ShippedSpec> {

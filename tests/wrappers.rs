@@ -7,7 +7,6 @@
 //! shipper's metadata; Docker's json-file names none, so the banner does), and the shapes that put every node
 //! in one stream (`kubectl logs -l ... --prefix`, a shipper's export) must be split per pod.
 
-use assert_cmd::Command;
 use ozone_conform::check;
 use ozone_conform::grammar::Grammar;
 use ozone_conform::input;
@@ -16,6 +15,9 @@ use ozone_conform::timeline::{self, Timeline};
 use ozone_conform::wrapper::Wrapper;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+mod common;
+use common::bin;
 
 const SCENARIOS: &str = "tests/fixtures/scenarios";
 
@@ -491,12 +493,6 @@ fn two_wrappers_in_one_run_cri_for_the_scms_and_journald_for_the_rest() {
         let got = answer_of(&tl, &|path| wrappers.get(path).cloned(), &original);
         assert_eq!(got, want, "{}: CRI and journald mixed", fx.name);
     }
-}
-
-fn bin() -> Command {
-    let mut c = Command::cargo_bin("ozone-conform").unwrap();
-    c.env("NO_COLOR", "1").current_dir(root());
-    c
 }
 
 /// The answer in `check --all --format json` output, each primary line looked up in `map`.

@@ -53,3 +53,13 @@ pub fn shifted(bytes: &[u8], minutes: i64) -> Vec<u8> {
 pub fn models() -> Vec<&'static str> {
     ozone_conform::bugs::BUGS.iter().map(|b| b.name()).collect()
 }
+
+/// The binary under test, as every CLI test runs it: no colour, no `CI` from the environment (which turns on
+/// CI annotations), in the crate's directory (fixture paths are relative to it).
+pub fn bin() -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("ozone-conform").unwrap();
+    c.env("NO_COLOR", "1")
+        .env_remove("CI")
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}

@@ -13,7 +13,7 @@
 //! | `DatanodeRegistered` (`Registered datanode: D`) | `Register(s, d)` |
 //! | `DatanodeFenced` (`Datanode D has apparent version ... higher than SCM apparent version ...`) | `FenceDatanode(s, d)` |
 //! | `STARTUP_MSG` with no `SHUTDOWN_MSG` since the node's previous run ([`Lifecycle::observe`]) | `Crash(s)` |
-//! | `SHUTDOWN_MSG` (daemon files); the first stop line of a run (test output, which has no banners) | `Stop(s)` |
+//! | `SHUTDOWN_MSG` (daemon files); the first stop line of a run (test output, which has no banners) | `Stop(s)`; `Crash(s)` in the middle of an install (the spec's `Stop` needs an idle one) |
 //! | `Initializing version manager ...` of a restart (the `STARTUP_MSG` when there is none) | `Restart(s)` |
 //!
 //! Not witnessed at the levels Ozone logs by default (the export may insert them): `Propose` and the `ApplyEntry`
@@ -48,6 +48,25 @@ struct Scm {
     starting: bool,
     /// Inside an install after `ReplaceDb(s)`: awaiting `FinalizeFromSnapshot(s)`.
     swapped: bool,
+    /// Inside an install after `NotifyInstall(s)`, before `ReplaceDb(s)`.
+    downloaded: bool,
+}
+
+impl Scm {
+    /// The spec's `install[s] # "Idle"`: a stop now is no `Stop(s)` (which needs an idle install) but the end
+    /// of the process in the middle of an install, `Crash(s)`, which also resets the install.
+    fn mid_install(&self) -> bool {
+        self.downloaded || self.swapped
+    }
+
+    /// The action a logged stop witnesses.
+    fn stop_action(&mut self) -> &'static str {
+        let action = if self.mid_install() { "Crash" } else { "Stop" };
+        self.stopped = true;
+        self.downloaded = false;
+        self.swapped = false;
+        action
+    }
 }
 
 fn datanode_of(e: &Event) -> Option<(String, Option<String>)> {
@@ -138,6 +157,14 @@ impl Table {
                     params,
                 })
             };
+        // `FinalizeDatanode(d)` names no SCM, and only an SCM sends the command: in test output the line is
+        // on an IPC handler thread whose SCM a port may not tell, and the datanode is named in the line.
+        if e.kind == EventKind::DatanodeFinalizeSent {
+            if let Some(d) = dn_value(e) {
+                w(out, i, "FinalizeDatanode", vec![d]);
+            }
+            return;
+        }
         if e.kind == EventKind::FinalizeForced {
             // Only an SCM logs it; test output may not tell which (an IPC handler thread), and Finalize has no
             // parameter.
@@ -169,6 +196,7 @@ impl Table {
                 }
                 st.stopped = false;
                 st.swapped = false;
+                st.downloaded = false;
                 st.starting = true;
                 // The restart is complete once the version manager is built from VERSION.
                 st.restart_at = events
@@ -190,8 +218,8 @@ impl Table {
                 }
             }
             Some(LifeStep::Stopping) if test_output(i) && !st.stopped => {
-                w(out, i, "Stop", vec![s.clone()]);
-                st.stopped = true;
+                let action = st.stop_action();
+                w(out, i, action, vec![s.clone()]);
             }
             _ => {}
         }
@@ -199,8 +227,8 @@ impl Table {
 
         match e.kind {
             EventKind::ProcessShutdown if !test_output(i) && !st.stopped => {
-                w(out, i, "Stop", vec![s.clone()]);
-                st.stopped = true;
+                let action = st.stop_action();
+                w(out, i, action, vec![s.clone()]);
             }
             EventKind::VersionManagerInitialized if st.restart_at == Some(i) => {
                 w(out, i, "Restart", vec![s.clone()]);
@@ -223,14 +251,13 @@ impl Table {
             EventKind::VersionAlreadyFinalized if !st.swapped => {
                 w(out, i, "ApplyEntry", vec![s.clone()])
             }
-            EventKind::DatanodeFinalizeSent => {
-                if let Some(d) = dn_value(e) {
-                    w(out, i, "FinalizeDatanode", vec![d]);
-                }
+            EventKind::CheckpointDownloaded => {
+                w(out, i, "NotifyInstall", vec![s.clone()]);
+                st.downloaded = true;
             }
-            EventKind::CheckpointDownloaded => w(out, i, "NotifyInstall", vec![s.clone()]),
             EventKind::CheckpointInstalled => {
                 w(out, i, "ReplaceDb", vec![s.clone()]);
+                st.downloaded = false;
                 st.swapped = true;
             }
             EventKind::ScmStateReloaded | EventKind::StateMachineReinitializing if st.swapped => {
