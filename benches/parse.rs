@@ -33,6 +33,31 @@ fn synthetic_log(target: usize) -> Vec<u8> {
     out
 }
 
+/// An event-dense SCM log: every line a record a rule turns into an event (a checkpoint install, with its
+/// term and index moving on), from a few threads: the scan's per-event work, not its line filter.
+fn event_dense_log(target: usize) -> Vec<u8> {
+    let threads = [
+        "StateMachineUpdater",
+        "SegmentedRaftLogWorker",
+        "StateMachine",
+    ];
+    let mut out = Vec::with_capacity(target + 256);
+    let mut i = 0usize;
+    while out.len() < target {
+        let (s, ms) = (i / 1000 % 60, i % 1000);
+        let thread = threads[i % threads.len()];
+        writeln!(
+            out,
+            "2026-08-23 10:15:{s:02},{ms:03} [2f3c9a10-8d7e-4b6a-9c5d-3e2f1a0b9c8d@group-9F3A1C2B4D5E-{thread}] INFO org.apache.hadoop.hdds.scm.ha.SCMHAManagerImpl: Replaced DB with checkpoint, term: {}, index: {}",
+            3 + i / 1000,
+            5120 + i
+        )
+        .unwrap();
+        i += 1;
+    }
+    out
+}
+
 fn bench(c: &mut Criterion) {
     let data = synthetic_log(64 << 20);
     let layout = builtin_by_name("daemon").unwrap();
@@ -70,6 +95,29 @@ fn bench(c: &mut Criterion) {
                 |_| {},
             );
             assert_eq!(stats.unparsed, 0);
+            n
+        })
+    });
+
+    // Every line an event (issue 21: the per-event allocations of the scan).
+    let dense = event_dense_log(64 << 20);
+    let lines = dense.iter().filter(|&&b| b == b'\n').count() as u64;
+    let path = dir.path().join("ozone-hadoop-scm-scm2.log");
+    std::fs::write(&path, &dense).unwrap();
+    g.throughput(Throughput::Bytes(dense.len() as u64));
+    let source = Source::File(path);
+    g.bench_function("scan_input_event_dense_64MiB", |b| {
+        b.iter(|| {
+            let mut n = 0u64;
+            scan_input(
+                0,
+                &source,
+                &grammar,
+                &ScanOptions::default(),
+                |_| n += 1,
+                |_| {},
+            );
+            assert_eq!(n, lines, "every line is an event");
             n
         })
     });

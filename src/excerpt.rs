@@ -49,14 +49,38 @@ pub fn hash(excerpt: &str) -> u64 {
 /// The excerpt a scan makes of a record's first physical line (without its line end, `\n` or `\r\n`):
 /// capped at [`MAX_EXCERPT`] bytes, invalid UTF-8 replaced.
 pub fn of_line(line: &[u8]) -> String {
-    String::from_utf8_lossy(&line[..line.len().min(MAX_EXCERPT)]).into_owned()
+    borrowed_of_line(line).into_owned()
+}
+
+/// [`of_line`] without a copy when the capped line is valid UTF-8 (nearly always): the scan hashes every
+/// event's line, and keeps few.
+pub fn borrowed_of_line(line: &[u8]) -> Cow<'_, str> {
+    let capped = &line[..line.len().min(MAX_EXCERPT)];
+    // `from_utf8` checks valid text faster than the lossy decoder walks it.
+    match std::str::from_utf8(capped) {
+        Ok(valid) => Cow::Borrowed(valid),
+        Err(_) => String::from_utf8_lossy(capped),
+    }
 }
 
 /// [`of_line`], and where the message starts in that text: counted in the excerpt, not in the raw bytes,
 /// since each invalid byte before the message (a thread name in another encoding) becomes a 3-byte U+FFFD.
 pub fn of_line_with_message(line: &[u8], message_at: usize) -> (String, u32) {
-    let excerpt = of_line(line);
+    let excerpt = borrowed_of_line(line);
+    let offset = message_offset(line, &excerpt, message_at);
+    (excerpt.into_owned(), offset)
+}
+
+/// Where the message that starts at `message_at` in `line` starts in `excerpt`, [`borrowed_of_line`] of it.
+#[allow(clippy::ptr_arg)] // the variant tells a valid line (borrowed) from a decoded one
+pub fn message_offset(line: &[u8], excerpt: &Cow<'_, str>, message_at: usize) -> u32 {
     let before = &line[..message_at.min(line.len()).min(MAX_EXCERPT)];
+    // A borrowed excerpt is the capped line, valid: `before` is too when it ends on a character boundary.
+    if let Cow::Borrowed(valid) = excerpt {
+        if valid.is_char_boundary(before.len()) {
+            return before.len() as u32;
+        }
+    }
     let mut offset = match std::str::from_utf8(before) {
         Ok(valid) => valid.len(),
         Err(_) => String::from_utf8_lossy(before).len(),
@@ -65,7 +89,7 @@ pub fn of_line_with_message(line: &[u8], message_at: usize) -> (String, u32) {
     while !excerpt.is_char_boundary(offset) {
         offset -= 1;
     }
-    (excerpt, offset as u32)
+    offset as u32
 }
 
 /// Reads back the first line of the record at `byte_offset` of `path`, as [`of_line`] made it when scanned;

@@ -299,9 +299,10 @@ impl Grammar {
             &[]
         };
         let mut rejected = None;
+        let first_line = memchr::memchr(b'\n', text).map_or(text, |nl| &text[..nl]);
         for &i in by_logger.iter().chain(any) {
             let rule = &self.rules[i as usize];
-            let first_line = text.split(|&b| b == b'\n').next().unwrap_or(text);
+            // Captures are extracted only for a rule whose prefilter passes.
             if !rule.accepts_level(level) || !rule.may_match(first_line) {
                 continue;
             }

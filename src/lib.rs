@@ -12,6 +12,7 @@ macro_rules! say {
 }
 
 pub mod audit;
+mod block_bytes;
 pub mod bugs;
 pub mod check;
 pub mod cli;

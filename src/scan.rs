@@ -6,6 +6,7 @@
 //! as unparsed). docker-compose output interleaves several containers, so every container prefix is its own
 //! stream with its own "current record".
 
+use crate::block_bytes::BlockBytes;
 use crate::event::{Event, NodeSource, Span};
 use crate::grammar::{Grammar, Rejected, RuleMatch};
 use crate::input::{self, Block, Source};
@@ -193,7 +194,8 @@ struct LineRef {
     line_idx: u32,
 }
 
-/// A record that some rule may want.
+/// A record that some rule may want. Its bytes are ranges of its block until it outlives the block
+/// ([`Candidate::detach`]): a record allocates when it becomes an event, not before.
 #[derive(Debug)]
 struct Candidate {
     stream: u16,
@@ -202,17 +204,34 @@ struct Candidate {
     line: u64,
     time: Option<Timestamp>,
     level: Option<Level>,
-    thread: Arc<str>,
-    logger: Box<[u8]>,
-    text: Vec<u8>,
-    /// The record's first physical line (capped), shown in diagnostics without re-reading the input.
-    first_line: Arc<str>,
-    /// Where the message starts in `first_line`.
+    thread: BlockBytes,
+    logger: BlockBytes,
+    text: BlockBytes,
+    /// The record's first physical line, shown (capped, [`crate::excerpt::of_line`]) in diagnostics
+    /// without re-reading the input.
+    first_line: BlockBytes,
+    /// Where the message starts in the excerpt of `first_line`.
     message_offset: u32,
+    /// [`crate::excerpt::hash`] of that excerpt, taken while the line is at hand in a worker.
+    excerpt_hash: u64,
     open: bool,
     result: Option<RuleMatch>,
     /// Set when no rule matched but a rule's template fit and a field failed validation.
     rejected: Option<Rejected>,
+}
+
+impl Candidate {
+    /// Copies the bytes out of `block`, which is about to be reused.
+    fn detach(&mut self, block: &[u8]) {
+        for b in [
+            &mut self.thread,
+            &mut self.logger,
+            &mut self.text,
+            &mut self.first_line,
+        ] {
+            b.detach(block);
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -633,8 +652,7 @@ impl Setup<'_> {
             if let Some(ci) = current[stream] {
                 let c = &mut scan.candidates[ci];
                 if c.text.len() < MAX_RECORD_TEXT {
-                    c.text.push(b'\n');
-                    c.text.extend_from_slice(content);
+                    c.text.push_line(&block.bytes, content);
                 }
                 c.end = block.offset + this.end as u64;
             }
@@ -652,7 +670,7 @@ impl Setup<'_> {
         }
         scan.streams[stream].has_header = true;
         if let Some(ci) = current[stream].take() {
-            self.close(&mut scan.candidates[ci]);
+            self.close(&mut scan.candidates[ci], &block.bytes);
         }
         let logger = h.logger(content);
         let message = &content[h.message_start as usize..];
@@ -662,9 +680,11 @@ impl Setup<'_> {
                 // Decoded from JSON: the message where the wrapped line holds it as is, else the line's start.
                 None => message_in(raw, message),
             };
-            let (first_line, message_offset) =
-                crate::excerpt::of_line_with_message(raw, message_at);
-            let first_line: Arc<str> = first_line.into();
+            // The excerpt borrows the line (valid UTF-8): only its hash and message offset are kept.
+            let excerpt = crate::excerpt::borrowed_of_line(raw);
+            let message_offset = crate::excerpt::message_offset(raw, &excerpt, message_at);
+            let excerpt_hash = crate::excerpt::hash(&excerpt);
+            let bytes = &block.bytes[..];
             let time = match (h.time, received.and_then(wrapper::parse_time)) {
                 (Some(t), Some(utc)) if self.coarse_clock => {
                     Some(wrapper::refine(t, utc, self.max_skew_ms))
@@ -678,11 +698,12 @@ impl Setup<'_> {
                 line: this.line_idx as u64,
                 time,
                 level: h.level,
-                thread: String::from_utf8_lossy(h.thread(content)).into(),
-                logger: logger.into(),
-                text: message[..message.len().min(MAX_RECORD_TEXT)].to_vec(),
-                first_line,
+                thread: BlockBytes::of(bytes, h.thread(content)),
+                logger: BlockBytes::of(bytes, logger),
+                text: BlockBytes::of(bytes, &message[..message.len().min(MAX_RECORD_TEXT)]),
+                first_line: BlockBytes::of(bytes, raw),
                 message_offset,
+                excerpt_hash,
                 open: true,
                 result: None,
                 rejected: None,
@@ -721,9 +742,13 @@ impl Setup<'_> {
         junk_ends(content).find_map(|i| self.match_any_header(&content[i..]).map(|h| (i, h)))
     }
 
-    fn close(&self, c: &mut Candidate) {
+    /// Matches a record that is complete; `block` is the block its bytes are in (any, once detached).
+    fn close(&self, c: &mut Candidate, block: &[u8]) {
         c.open = false;
-        match self.grammar.match_or_reject(&c.logger, c.level, &c.text) {
+        match self
+            .grammar
+            .match_or_reject(c.logger.get(block), c.level, c.text.get(block))
+        {
             Ok(m) => c.result = Some(m),
             Err(rejected) => c.rejected = rejected,
         }
@@ -745,7 +770,7 @@ struct InputScan<'a> {
     input_id: u32,
     setup: &'a Setup<'a>,
     stats: InputStats,
-    streams: HashMap<Box<[u8]>, StreamState>,
+    streams: rustc_hash::FxHashMap<Box<[u8]>, StreamState>,
     stream_names: Vec<Box<[u8]>>,
     pending: VecDeque<Candidate>,
     pending_base: u64,
@@ -1052,7 +1077,7 @@ impl<'a> InputScan<'a> {
                 wrapper: setup.wrapper.as_ref().map(Wrapper::name),
                 ..InputStats::default()
             },
-            streams: HashMap::new(),
+            streams: Default::default(),
             stream_names: Vec::new(),
             pending: VecDeque::new(),
             pending_base: 0,
@@ -1265,25 +1290,39 @@ impl InputScan<'_> {
                 if let Some(seq) = state.open.take() {
                     let idx = (seq - self.pending_base) as usize;
                     let c = &mut self.pending[idx];
-                    self.setup.close(c);
+                    // From an earlier block: detached when that block was folded.
+                    self.setup.close(c, &[]);
                 }
             }
         }
         if let Some(last) = scan.streams.last() {
             self.last_stream = last.name.clone();
         }
+        let from_this_block = scan.candidates.len();
+        // The input's index of each of the block's streams, looked up once per block, not per record.
+        let ids: Vec<u16> = scan
+            .streams
+            .iter()
+            .map(|p| self.stream_index(&p.name))
+            .collect();
         for mut c in scan.candidates {
             c.line += base_line + 1;
             let seq = self.pending_base + self.pending.len() as u64;
             if c.open {
-                let name = scan.streams[c.stream as usize].name.clone();
-                self.streams.get_mut(&name).expect("stream seen").open = Some(seq);
+                let name = &scan.streams[c.stream as usize].name;
+                self.streams.get_mut(name).expect("stream seen").open = Some(seq);
             }
-            c.stream = self.stream_index(&scan.streams[c.stream as usize].name);
+            c.stream = ids[c.stream as usize];
             self.pending.push_back(c);
         }
         self.lines_before += scan.lines;
-        self.flush(on_event, on_unparsed);
+        self.flush(&block.bytes, on_event, on_unparsed);
+        // The records left waiting (open, or behind an open one) outlive the block: copy their bytes. The
+        // earlier blocks' ones are at the front, copied already.
+        let waiting = self.pending.len().min(from_this_block);
+        for c in self.pending.iter_mut().rev().take(waiting) {
+            c.detach(&block.bytes);
+        }
     }
 
     fn stream_index(&mut self, name: &[u8]) -> u16 {
@@ -1302,15 +1341,17 @@ impl InputScan<'_> {
         };
         let c = &mut self.pending[(seq - self.pending_base) as usize];
         if c.text.len() < MAX_RECORD_TEXT {
-            c.text.push(b'\n');
-            c.text.extend_from_slice(text);
+            // An open record from an earlier block (this block's are not pending yet): detached.
+            c.text.push_line(&[], text);
         }
         c.end = end;
     }
 
-    /// Emits the matched records at the front of the queue, in input order.
+    /// Emits the matched records at the front of the queue, in input order. `block` is the block being folded
+    /// (the records of earlier ones are detached from theirs).
     fn flush(
         &mut self,
+        block: &[u8],
         on_event: &mut impl FnMut(Event),
         on_unparsed: &mut impl FnMut(&UnparsedLine),
     ) {
@@ -1339,26 +1380,30 @@ impl InputScan<'_> {
                 on_unparsed(&UnparsedLine {
                     line: c.line,
                     byte_offset: c.start,
-                    text: c.first_line.to_string(),
+                    text: crate::excerpt::of_line(c.first_line.get(block)),
                     reason: UnparsedReason::InvalidField,
                     detail: Some(detail),
                 });
             }
             if c.result.is_some() {
-                let event = self.make_event(c);
+                let event = self.make_event(c, block);
                 self.stats.events += 1;
-                *self
-                    .stats
-                    .events_by_kind
-                    .entry(event.kind.name().to_string())
-                    .or_default() += 1;
+                // Looked up before inserting: an entry would allocate its key for every event.
+                let kind = event.kind.name();
+                match self.stats.events_by_kind.get_mut(kind) {
+                    Some(n) => *n += 1,
+                    None => {
+                        self.stats.events_by_kind.insert(kind.to_string(), 1);
+                    }
+                }
                 if let (Some(node), Some(from)) = (&event.node, event.node_from) {
-                    self.stats.nodes.entry(node.to_string()).or_insert_with(|| {
-                        serde_json::to_value(from)
+                    if !self.stats.nodes.contains_key(&**node) {
+                        let from = serde_json::to_value(from)
                             .ok()
                             .and_then(|v| v.as_str().map(String::from))
-                            .unwrap_or_default()
-                    });
+                            .unwrap_or_default();
+                        self.stats.nodes.insert(node.to_string(), from);
+                    }
                 }
                 on_event(event);
             }
@@ -1377,7 +1422,19 @@ impl InputScan<'_> {
         }
     }
 
-    fn make_event(&mut self, c: Candidate) -> Event {
+    /// [`InputScan::intern`] of a thread name as the record holds it: looked up without a copy (invalid
+    /// UTF-8 is replaced first).
+    fn intern_bytes(&mut self, bytes: &[u8]) -> Arc<str> {
+        match std::str::from_utf8(bytes) {
+            Ok(s) => match self.interned.get(s) {
+                Some(kept) => kept.clone(),
+                None => self.intern(s.into()),
+            },
+            Err(_) => self.intern(String::from_utf8_lossy(bytes).into()),
+        }
+    }
+
+    fn make_event(&mut self, c: Candidate, block: &[u8]) -> Event {
         let Candidate {
             stream,
             start,
@@ -1388,13 +1445,16 @@ impl InputScan<'_> {
             thread,
             first_line,
             message_offset,
+            excerpt_hash,
             result,
             ..
         } = c;
         let m = result.expect("only matched candidates become events");
         let rule = &self.setup.grammar.rules[m.rule as usize];
-        let name = self.stream_names[stream as usize].clone();
-        let state = self.streams.entry(name.clone()).or_default();
+        let thread = self.intern_bytes(thread.get(block));
+        let name = &self.stream_names[stream as usize];
+        // Made when the block with the record's header was folded (as in `fold`).
+        let state = self.streams.get_mut(name).expect("stream seen");
         // A wrapped line's stream is `node NUL channel [NUL process]`: the node names it (pod, host), when
         // there is one.
         let node_name = match self.setup.wrapper {
@@ -1440,10 +1500,12 @@ impl InputScan<'_> {
             node_from,
             time,
             level,
-            thread: self.intern(thread),
+            thread,
             fields: m.fields,
-            excerpt_hash: crate::excerpt::hash(&first_line),
-            excerpt: self.keep_excerpts.then_some(first_line),
+            excerpt_hash,
+            excerpt: self
+                .keep_excerpts
+                .then(|| crate::excerpt::borrowed_of_line(first_line.get(block)).into()),
             message_offset,
             span: Span {
                 input: self.input_id,
@@ -1459,15 +1521,16 @@ impl InputScan<'_> {
         on_event: &mut impl FnMut(Event),
         on_unparsed: &mut impl FnMut(&UnparsedLine),
     ) {
+        // Every record left is detached from its block.
         for c in self.pending.iter_mut() {
             if c.open {
-                self.setup.close(c);
+                self.setup.close(c, &[]);
             }
         }
         for s in self.streams.values_mut() {
             s.open = None;
         }
-        self.flush(on_event, on_unparsed);
+        self.flush(&[], on_event, on_unparsed);
     }
 }
 
