@@ -10,6 +10,23 @@
 //! The CLI (`--model` values), `check`, `trace`, `export`, the renderers and the LSP read [`BUGS`] and never
 //! name a bug. `docs/adding-a-model.md` lists what a fifth bug needs.
 
+/// A bug's observer test (in its `mod.rs`): [`testkit::assert_observer_witnesses_the_violating_scenario`]
+/// with its mirror (a path seen from inside the test module: `super::mirror::X`), under the bug's own test path
+/// (`bugs::<bug>::`) so its tests run together.
+macro_rules! observer_test {
+    ($mirror:ty) => {
+        #[cfg(test)]
+        mod observer {
+            #[test]
+            fn the_monitor_hands_the_violating_scenario_to_its_witness_and_back() {
+                crate::bugs::testkit::assert_observer_witnesses_the_violating_scenario::<$mirror>(
+                    &super::BUG,
+                );
+            }
+        }
+    };
+}
+
 pub mod dn_finalize_block;
 pub mod recon_om_sync;
 pub mod scm_finalization;

@@ -17,12 +17,4 @@ pub const BUG: Bug = Bug {
     ),
 };
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_monitor_hands_the_violating_scenario_to_its_witness_and_back() {
-        crate::bugs::testkit::assert_observer_witnesses_the_violating_scenario::<
-            super::mirror::ScmFinalization,
-        >(&super::BUG);
-    }
-}
+observer_test!(super::mirror::ScmFinalization);
