@@ -159,7 +159,8 @@ pub fn assert_observer_witnesses_the_violating_scenario<M: Mirror>(bug: &crate::
         );
         let reported = report.violations.first().map(|v| v.invariant.name);
         // Lines the logs tie to no SCM cannot be witnessed: the behaviour may then lack a step the spec needs
-        // (the merged scm-finalization case: the leader's registrations come over a port no line names).
+        // (the merged scm-finalization case: the leader's registrations and finalize commands come over a
+        // port no line names, so its datanodes' finalization is not in view).
         let unattributed = tl
             .events
             .iter()

@@ -157,14 +157,6 @@ impl Table {
                     params,
                 })
             };
-        // `FinalizeDatanode(d)` names no SCM, and only an SCM sends the command: in test output the line is
-        // on an IPC handler thread whose SCM a port may not tell, and the datanode is named in the line.
-        if e.kind == EventKind::DatanodeFinalizeSent {
-            if let Some(d) = dn_value(e) {
-                w(out, i, "FinalizeDatanode", vec![d]);
-            }
-            return;
-        }
         if e.kind == EventKind::FinalizeForced {
             // Only an SCM logs it; test output may not tell which (an IPC handler thread), and Finalize has no
             // parameter.
@@ -263,6 +255,13 @@ impl Table {
             EventKind::ScmStateReloaded | EventKind::StateMachineReinitializing if st.swapped => {
                 w(out, i, "FinalizeFromSnapshot", vec![s.clone()]);
                 st.swapped = false;
+            }
+            // Only from a known SCM: `FinalizeDatanode(d)` needs `d` registered with the leader, and a line
+            // on an IPC handler thread whose SCM no port tells leaves that registration unwitnessed too.
+            EventKind::DatanodeFinalizeSent => {
+                if let Some(d) = dn_value(e) {
+                    w(out, i, "FinalizeDatanode", vec![d]);
+                }
             }
             EventKind::DatanodeRegistered => {
                 if let Some(d) = dn_value(e) {
