@@ -5,15 +5,13 @@
 
 use ozone_conform::check;
 use ozone_conform::grammar::Grammar;
-use ozone_conform::input;
 use ozone_conform::model::Verdict;
-use ozone_conform::scan::ScanOptions;
-use ozone_conform::timeline::{self, Timeline};
+use ozone_conform::timeline::Timeline;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{shift_line, shifted, SHIFTS_MIN};
+use common::{shift_line, shifted, timeline_of, SHIFTS_MIN};
 
 const SCENARIOS: &str = "tests/fixtures/scenarios";
 
@@ -48,17 +46,6 @@ fn node_files(case: &Path) -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
-}
-
-fn build(files: &[String], grammar: &Grammar) -> Timeline {
-    let sources = input::resolve(files).unwrap();
-    timeline::build(
-        &sources,
-        grammar,
-        &ScanOptions::default(),
-        timeline::DEFAULT_MAX_SKEW_MS,
-        &|_, _| {},
-    )
 }
 
 fn answer(tl: &Timeline) -> Answer {
@@ -115,7 +102,7 @@ fn one_nodes_clock_off_never_raises_a_false_alarm_nor_hides_a_violation_silently
             .iter()
             .map(|p| p.to_string_lossy().into_owned())
             .collect();
-        let want = answer(&build(&plain, &grammar));
+        let want = answer(&timeline_of(&plain, &grammar));
         let tmp = tempfile::tempdir().unwrap();
         for (i, file) in files.iter().enumerate() {
             let bytes = std::fs::read(file).unwrap();
@@ -137,7 +124,7 @@ fn one_nodes_clock_off_never_raises_a_false_alarm_nor_hides_a_violation_silently
                         }
                     })
                     .collect();
-                let got = answer(&build(&args, &grammar));
+                let got = answer(&timeline_of(&args, &grammar));
                 let what = format!("{}: {node} shifted {minutes} min", case.display());
                 for (model, (verdict, reason, found)) in &got {
                     let (want_verdict, _, want_found) = &want[model];

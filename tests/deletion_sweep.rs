@@ -12,7 +12,7 @@ use ozone_conform::check::monitors;
 use ozone_conform::check::{replay, select};
 use ozone_conform::grammar::Grammar;
 use ozone_conform::model::Verdict;
-use ozone_conform::timeline::{build, Timeline, DEFAULT_MAX_SKEW_MS};
+use ozone_conform::timeline::Timeline;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -46,14 +46,7 @@ fn timeline_of(files: &[PathBuf], grammar: &Grammar) -> Timeline {
         .iter()
         .map(|p| p.to_string_lossy().into_owned())
         .collect();
-    let sources = ozone_conform::input::resolve(&args).unwrap();
-    build(
-        &sources,
-        grammar,
-        &ozone_conform::scan::ScanOptions::default(),
-        DEFAULT_MAX_SKEW_MS,
-        &|_, _| {},
-    )
+    common::timeline_of(&args, grammar)
 }
 
 /// A violation, as the sweep compares them: model, invariant, and the primary's `file:line` in the intact

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{bin, shifted, SHIFTS_MIN};
+use common::{bin, shifted, timeline_of, SHIFTS_MIN};
 
 const SCENARIOS: &str = "tests/fixtures/scenarios";
 
@@ -107,17 +107,6 @@ fn same_place(path: &str, line: u64) -> Option<(String, u64)> {
 
 fn nowhere(_: &str, _: u64) -> Option<(String, u64)> {
     None
-}
-
-fn build(args: &[String], grammar: &Grammar) -> Timeline {
-    let sources = input::resolve(args).unwrap();
-    timeline::build(
-        &sources,
-        grammar,
-        &ScanOptions::default(),
-        timeline::DEFAULT_MAX_SKEW_MS,
-        &|_, _| {},
-    )
 }
 
 /// What `timeline::build` does, with the scans of files that do not change between runs kept: the inputs
@@ -226,7 +215,7 @@ fn canonical(fx: &Fixture, grammar: &Grammar) -> Answer {
         .iter()
         .map(|(n, _)| fx.dir.join(n).to_string_lossy().into_owned())
         .collect();
-    answer_of(&build(&args, grammar), &same_place)
+    answer_of(&timeline_of(&args, grammar), &same_place)
 }
 
 /// Records as the fixtures write them: a line that starts with an ISO-8601 date opens one.
@@ -447,7 +436,7 @@ fn every_shape_keeps_the_answer(fx: &Fixture, grammar: &Grammar) {
 
     let mut reversed = original.clone();
     reversed.reverse();
-    let got = answer_of(&build(&reversed, grammar), &same_place);
+    let got = answer_of(&timeline_of(&reversed, grammar), &same_place);
     assert_eq!(got, want, "{}: per-node files in reverse order", fx.name);
 
     for (shape, bytes) in [
@@ -459,7 +448,7 @@ fn every_shape_keeps_the_answer(fx: &Fixture, grammar: &Grammar) {
         ("interleaved by time", interleaved(fx)),
     ] {
         let one = write(t, &format!("{}.log", shape.replace(' ', "-")), &bytes);
-        let got = answer_of(&build(&[one], grammar), &nowhere);
+        let got = answer_of(&timeline_of(&[one], grammar), &nowhere);
         assert_eq!(got, loose, "{}: {shape}", fx.name);
     }
 
@@ -478,7 +467,7 @@ fn every_shape_keeps_the_answer(fx: &Fixture, grammar: &Grammar) {
             write(&t.join("crlf"), n, &out)
         })
         .collect();
-    let got = answer_of(&build(&crlf, grammar), &same_place);
+    let got = answer_of(&timeline_of(&crlf, grammar), &same_place);
     assert_eq!(got, want, "{}: CRLF", fx.name);
 
     // Duplicates: every file twice, a copy of each under another path, the case directory (per-node
@@ -487,14 +476,14 @@ fn every_shape_keeps_the_answer(fx: &Fixture, grammar: &Grammar) {
     twice.extend(original.iter().cloned());
     twice.extend(fx.files.iter().map(|(n, b)| write(&t.join("copies"), n, b)));
     twice.push(fx.dir.to_string_lossy().into_owned());
-    let got = answer_of(&build(&twice, grammar), &same_place);
+    let got = answer_of(&timeline_of(&twice, grammar), &same_place);
     assert_eq!(got, want, "{}: duplicated inputs", fx.name);
     let doubled: Vec<String> = fx
         .files
         .iter()
         .map(|(n, b)| write(&t.join("doubled"), n, &[b.as_slice(), b].concat()))
         .collect();
-    let got = answer_of(&build(&doubled, grammar), &same_place);
+    let got = answer_of(&timeline_of(&doubled, grammar), &same_place);
     assert_eq!(got, want, "{}: each file's records twice", fx.name);
     let cat_twice = [
         concatenation(fx.files.iter()),
@@ -502,7 +491,7 @@ fn every_shape_keeps_the_answer(fx: &Fixture, grammar: &Grammar) {
     ]
     .concat();
     let one = write(t, "twice.log", &cat_twice);
-    let got = answer_of(&build(&[one], grammar), &nowhere);
+    let got = answer_of(&timeline_of(&[one], grammar), &nowhere);
     assert_eq!(got, loose, "{}: the concatenation twice", fx.name);
 }
 
@@ -961,7 +950,7 @@ fn a_bom_or_junk_before_the_first_record_never_hides_it() {
                 .enumerate()
                 .map(|(i, (_, b))| write(&dir, &anonymous(i), &[lead, &console(b)].concat()))
                 .collect();
-            let tl = build(&files, &grammar);
+            let tl = timeline_of(&files, &grammar);
             let got = answer_of(&tl, &nowhere);
             assert_eq!(without_places(&got), loose, "{}: {shape}", fx.name);
             for stats in &tl.inputs {

@@ -11,13 +11,13 @@ use ozone_conform::check;
 use ozone_conform::grammar::Grammar;
 use ozone_conform::input;
 use ozone_conform::scan::{scan_input, ScanOptions, UnparsedReason};
-use ozone_conform::timeline::{self, Timeline};
+use ozone_conform::timeline::Timeline;
 use ozone_conform::wrapper::Wrapper;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::bin;
+use common::{bin, timeline_of};
 
 const SCENARIOS: &str = "tests/fixtures/scenarios";
 
@@ -89,17 +89,6 @@ struct Wrapped {
     name: String,
     bytes: Vec<u8>,
     map: LineMap,
-}
-
-fn build(args: &[String], grammar: &Grammar) -> Timeline {
-    let sources = input::resolve(args).unwrap();
-    timeline::build(
-        &sources,
-        grammar,
-        &ScanOptions::default(),
-        timeline::DEFAULT_MAX_SKEW_MS,
-        &|_, _| {},
-    )
 }
 
 /// Where a wrapped input's line came from: (path, line) → fixture file, line and text.
@@ -177,7 +166,7 @@ fn canonical(fx: &Fixture, grammar: &Grammar) -> Answer {
         let text = fixture_line(fx, &file, line);
         Some((file, line, text))
     };
-    answer_of(&build(&args, grammar), &|_| None, &original)
+    answer_of(&timeline_of(&args, grammar), &|_| None, &original)
 }
 
 /// The node and service a fixture file is for (`ozone-hadoop-scm-scm1.log` → scm1, scm).
@@ -401,7 +390,7 @@ fn every_fixture_in_every_wrapper_keeps_the_verdicts_and_primary_lines() {
                 let text = fixture_line(&fx, &file, l);
                 Some((file, l, text))
             };
-            let tl = build(&paths, &grammar);
+            let tl = timeline_of(&paths, &grammar);
             for s in &tl.inputs {
                 assert!(s.errors.is_empty(), "{} {how}: {:?}", fx.name, s.errors);
                 assert_eq!(
@@ -441,7 +430,7 @@ fn the_wrapper_names_the_node_and_one_stream_of_many_pods_is_split_per_pod() {
     ] {
         let tmp = tempfile::tempdir().unwrap();
         let (paths, _) = write_all(tmp.path(), &wrap(&fx, how));
-        let tl = build(&paths, &grammar);
+        let tl = timeline_of(&paths, &grammar);
         let mut nodes: Vec<(String, String)> = tl
             .inputs
             .iter()
@@ -474,7 +463,7 @@ fn two_wrappers_in_one_run_cri_for_the_scms_and_journald_for_the_rest() {
             .collect();
         let tmp = tempfile::tempdir().unwrap();
         let (paths, maps) = write_all(tmp.path(), &mixed);
-        let tl = build(&paths, &grammar);
+        let tl = timeline_of(&paths, &grammar);
         let wrappers: BTreeMap<String, Wrapper> = tl
             .inputs
             .iter()
@@ -619,7 +608,7 @@ fn a_bad_wrapper_record_is_an_unparsed_line_with_its_reason_not_an_input_error()
         w.map.insert(at, None);
         let tmp = tempfile::tempdir().unwrap();
         let (paths, maps) = write_all(tmp.path(), &wrapped);
-        let tl = build(&paths, &grammar);
+        let tl = timeline_of(&paths, &grammar);
         let s = &tl.inputs[0];
         assert!(s.errors.is_empty(), "{how}: {:?}", s.errors);
         assert_eq!(s.unparsed, 1, "{how}");
@@ -732,7 +721,7 @@ fn the_receive_time_orders_lines_whose_log4j_clock_has_only_seconds() {
         times,
         ["2026-08-23T10:00:01.900", "2026-08-23T10:00:01.100"]
     );
-    let tl = build(&[scm1, scm2], &grammar);
+    let tl = timeline_of(&[scm1, scm2], &grammar);
     let order: Vec<String> = (0..tl.events.len())
         .map(|i| tl.events.get(i).node.unwrap().to_string())
         .collect();
@@ -814,7 +803,7 @@ fn a_pods_container_runs_are_read_in_the_order_they_ran_whatever_their_ids() {
             let text = fixture_line(&fx, &file, l);
             Some((file, l, text))
         };
-        let tl = build(&paths, &grammar);
+        let tl = timeline_of(&paths, &grammar);
         let got = answer_of(&tl, &|_| Some(Wrapper::Cri), &original);
         assert_eq!(got, want, "{}: one CRI file per container run", fx.name);
     }

@@ -1077,10 +1077,21 @@ pub fn run_behaviour<M: Mirror, R: Render<M>>(
             }
         }
     };
+    judge_rendered::<M, R>(mirror, b, &logs, config, said)
+}
+
+/// [`judge`] with the renderer's own rules for silent steps and for the reasons it can confirm.
+fn judge_rendered<M: Mirror, R: Render<M>>(
+    mirror: &M,
+    b: &Behaviour<M::State>,
+    logs: &Logs,
+    config: Config,
+    said: CheckSaid,
+) -> Judged {
     judge(
         mirror,
         b,
-        &logs,
+        logs,
         config,
         said,
         R::silent_and_irrelevant,
@@ -1197,6 +1208,20 @@ impl Refinement {
     }
 }
 
+/// Behaviour `seed` under `config`: the mirror, the walk and its rendered logs, as [`one`] draws them.
+fn seeded<M: Mirror, R: Render<M>>(
+    config: Config,
+    seed: u64,
+    max_len: usize,
+) -> Result<(M, Behaviour<M::State>, Logs), String> {
+    let c = constants::<M>(config)?;
+    let mirror = M::new(&c)?;
+    let mut rng = Rng::new(seed);
+    let b = walk(&mirror, &mut rng, max_len, R::weight);
+    let logs = render::<M, R>(&mirror, &c, &b, &mut rng);
+    Ok((mirror, b, logs))
+}
+
 fn dump<M: Mirror, R: Render<M>>(
     config: Config,
     layout: Layout,
@@ -1204,11 +1229,10 @@ fn dump<M: Mirror, R: Render<M>>(
     max_len: usize,
     dir: &Path,
 ) -> String {
-    let c = constants::<M>(config).expect("shipped configs parse");
-    let mirror = M::new(&c).expect("shipped constants fit the mirror");
-    let mut rng = Rng::new(seed);
-    let b = walk(&mirror, &mut rng, max_len, R::weight);
-    let logs = render::<M, R>(&mirror, &c, &b, &mut rng);
+    let (mirror, b, logs) = match seeded::<M, R>(config, seed, max_len) {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
     let _ = std::fs::create_dir_all(dir);
     for (name, text) in in_layout(&logs, layout).0 {
         let _ = std::fs::write(dir.join(name), text);
@@ -1217,15 +1241,7 @@ fn dump<M: Mirror, R: Render<M>>(
     let j = match check_logs(R::monitor(), &logs, layout, &tmp) {
         Ok(said) => format!(
             "{:?}",
-            judge(
-                &mirror,
-                &b,
-                &logs,
-                config,
-                said,
-                R::silent_and_irrelevant,
-                R::reason_holds
-            )
+            judge_rendered::<M, R>(&mirror, &b, &logs, config, said)
         ),
         Err(e) => e,
     };
@@ -1269,24 +1285,12 @@ fn keep<M: Mirror, R: Render<M>>(
     max_len: usize,
     dir: &Path,
 ) -> Result<(Vec<PathBuf>, Judged), String> {
-    let c = constants::<M>(config)?;
-    let mirror = M::new(&c)?;
-    let mut rng = Rng::new(seed);
-    let b = walk(&mirror, &mut rng, max_len, R::weight);
-    let logs = render::<M, R>(&mirror, &c, &b, &mut rng);
+    let (mirror, b, logs) = seeded::<M, R>(config, seed, max_len)?;
     let paths = logs.write(dir).map_err(|e| e.to_string())?;
     let said = check_logs(R::monitor(), &logs, Layout::Daemon, &dir.join(".check"))?;
     Ok((
         paths,
-        judge(
-            &mirror,
-            &b,
-            &logs,
-            config,
-            said,
-            R::silent_and_irrelevant,
-            R::reason_holds,
-        ),
+        judge_rendered::<M, R>(&mirror, &b, &logs, config, said),
     ))
 }
 

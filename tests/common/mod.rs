@@ -63,3 +63,18 @@ pub fn bin() -> assert_cmd::Command {
         .current_dir(env!("CARGO_MANIFEST_DIR"));
     c
 }
+
+/// The timeline of these command-line inputs, as `check` builds it (the default scan and clock skew).
+pub fn timeline_of(
+    args: &[String],
+    grammar: &ozone_conform::grammar::Grammar,
+) -> ozone_conform::timeline::Timeline {
+    let sources = ozone_conform::input::resolve(args).unwrap();
+    ozone_conform::timeline::build(
+        &sources,
+        grammar,
+        &ozone_conform::scan::ScanOptions::default(),
+        ozone_conform::timeline::DEFAULT_MAX_SKEW_MS,
+        &|_, _| {},
+    )
+}
