@@ -1,7 +1,7 @@
 //! The long run of the refinement test (`src/refinement`): random behaviours of each mirror, rendered as
 //! Ozone logs and checked; prints the agreement table and every disagreement's seed.
 //!
-//! `cargo run --release --example refinement -- --behaviours 100000 [--model M] [--layout L] [--seed BASE]`
+//! `cargo run --release --example refinement -- --behaviours 100000 [--model M] [--layout L] [--bug|--fixed] [--seed BASE]`
 //! `cargo run --release --example refinement -- --model M --dump SEED [--fixed] [--layout L] DIR` writes one behaviour's logs.
 
 use ozone_conform::refinement::{Config, Layout, Table};
@@ -13,6 +13,7 @@ fn main() {
     let mut base = 0u64;
     let mut dump: Option<u64> = None;
     let mut fixed = false;
+    let mut bug_only = false;
     let mut layouts: Vec<Layout> = Vec::new();
     let mut dir = None;
     let mut it = args.iter();
@@ -28,6 +29,7 @@ fn main() {
             "--seed" => base = val().parse().expect("--seed N"),
             "--dump" => dump = Some(val().parse().expect("--dump SEED")),
             "--fixed" => fixed = true,
+            "--bug" => bug_only = true,
             "--layout" => {
                 let name = val();
                 let l = Layout::ALL
@@ -63,7 +65,12 @@ fn main() {
     println!("{}", Table::header());
     let mut failed = false;
     for m in &models {
-        for config in [Config::Bug, Config::Fixed] {
+        let configs = match (bug_only, fixed) {
+            (true, false) => vec![Config::Bug],
+            (false, true) => vec![Config::Fixed],
+            _ => vec![Config::Bug, Config::Fixed],
+        };
+        for &config in &configs {
             for &layout in &layouts {
                 let start = std::time::Instant::now();
                 let t = bug(m).refinement.run(config, layout, n, base);

@@ -1034,10 +1034,17 @@ fn resolve_nodes(events: &mut InputEvents, aliases: &HashMap<Arc<str>, Arc<str>>
             }
             _ => {}
         }
-        if matches!(
-            h.component,
-            Component::Datanode | Component::Recon | Component::Om
-        ) && context.contains_key(&h.thread)
+        // A banner of another service on an SCM's thread (a datanode started on `main` by its own main
+        // method) is that service's line: it starts no SCM.
+        let other_banner = h.kind == EventKind::ProcessStarted
+            && text_field(events, &h, "service")
+                .is_some_and(|s| s.as_str() != "StorageContainerManager");
+        if (other_banner
+            || matches!(
+                h.component,
+                Component::Datanode | Component::Recon | Component::Om
+            ))
+            && context.contains_key(&h.thread)
         {
             other_built.insert(h.thread);
         }
@@ -1058,7 +1065,7 @@ fn resolve_nodes(events: &mut InputEvents, aliases: &HashMap<Arc<str>, Arc<str>>
                 .get(&h.thread)
                 .filter(|_| !(every_process && other_built.contains(&h.thread)))
             {
-                if matches!(h.component, Component::Scm | Component::Any) {
+                if matches!(h.component, Component::Scm | Component::Any) && !other_banner {
                     node = events.node_id(n);
                     node_from = Some(NodeSource::Context);
                 }
@@ -1848,5 +1855,34 @@ mod tests {
                 (Some("scmNode-1"), Some(NodeSource::IpcPort)),
             ]
         );
+    }
+
+    /// A datanode's STARTUP_MSG on `main` after an SCM was constructed there is the datanode's: it starts
+    /// no new run of that SCM (which would hide the SCM's later crash).
+    #[test]
+    fn another_services_banner_on_an_scms_thread_is_not_the_scms() {
+        let identified = ev(
+            EventKind::ScmNodeIdentified,
+            "",
+            0,
+            vec![("node_id", text("scm2"))],
+        );
+        let banner = |service: &str, ms| {
+            ev(
+                EventKind::ProcessStarted,
+                "",
+                ms,
+                vec![("service", text(service))],
+            )
+        };
+        let tl = timeline(vec![test_output(vec![
+            identified,
+            banner("HddsDatanodeService", 10),
+            banner("StorageContainerManager", 20),
+        ])]);
+        let names: Vec<Option<&str>> = (0..tl.events.len())
+            .map(|i| tl.events.node_name(i).map(|n| &**n))
+            .collect();
+        assert_eq!(names, vec![Some("scm2"), None, Some("scm2")]);
     }
 }

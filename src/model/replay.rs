@@ -15,6 +15,8 @@ pub struct ModelReport {
     pub verdict: Verdict,
     /// Why the verdict is inconclusive (or what was left unknown beside a violation).
     pub reason: Option<String>,
+    /// The parts of `reason`, one a thing not in view (the refinement test checks each against the logs).
+    pub reasons: Vec<String>,
     pub events: usize,
     pub checks: usize,
     /// The first violation of each invariant of each instance, in timeline order. `first` is the model's
@@ -127,16 +129,22 @@ pub fn observe_ticking(
             // Every distinct reason, most important (first found) first.
             let reasons = k.reasons(timeline, m.about().role.service.name());
             let unknowns = (!reasons.is_empty()).then(|| reasons.join("; "));
+            let mut parts = reasons.clone();
             let (verdict, reason) = if !violations.is_empty() {
                 (Verdict::Violated, unknowns)
             } else if k.checks == 0 {
                 let reason = if k.events == 0 {
-                    format!(
+                    let r = format!(
                         "no events for this model in these logs: {}",
                         m.nothing_checked_reason()
-                    )
+                    );
+                    parts = vec![r.clone()];
+                    r
                 } else {
-                    unknowns.unwrap_or_else(|| m.nothing_checked_reason().to_string())
+                    unknowns.unwrap_or_else(|| {
+                        parts = vec![m.nothing_checked_reason().to_string()];
+                        m.nothing_checked_reason().to_string()
+                    })
                 };
                 (Verdict::Inconclusive, Some(reason))
             } else if let Some(u) = unknowns {
@@ -152,6 +160,7 @@ pub fn observe_ticking(
                 spec: m.spec(),
                 verdict,
                 reason,
+                reasons: parts,
                 events: k.events,
                 checks: k.checks,
                 violations,

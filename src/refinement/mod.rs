@@ -37,6 +37,15 @@
 //!    ([`Render::reason_holds`] checks what the reason says is missing against the files: a DEBUG logger left
 //!    off, a DB swap no save follows, no line for the model at all).
 //!
+//! 5. **No false excuse.** Every part of every reason `check` gives (for `inconclusive`, or beside a
+//!    violation) must be true of the rendered files, on every behaviour, not only the fully witnessed ones:
+//!    [`Render::reason_holds`] confirms it (a line cut off, a DEBUG logger left off, no line the monitor counts
+//!    at all). In one JVM's output a line on a thread no node can be tied to is rightly unattributed.
+//! 6. **The observer reads what happened.** The monitor's witness half (what `export` turns into a TLA+
+//!    behaviour) reads each action off a line that a step of that action printed ([`Render::shows`] names
+//!    the lines that show two actions), a crash off the restart that reveals it; and in a file per node it
+//!    misses no step that printed all its lines ([`Render::observer_reads`]).
+//!
 //! Everything not named is allowed: `inconclusive` with a reason on a behaviour with a step that printed
 //! nothing, `violated` at a later step after a hidden violation.
 //!
@@ -53,7 +62,6 @@
 
 pub mod scm;
 
-use crate::model::replay::replay;
 use crate::model::{Model, Verdict};
 use crate::spec::{Constants, Mirror, Step};
 use crate::tla::value::TlaValue;
@@ -336,12 +344,21 @@ impl Logs {
         self.owner.get(&(f, line)).copied()
     }
 
-    /// The text of the file named `name` (empty if none was written).
+    /// The text of the file named `name` (empty if none was written). One JVM's output names datanodes by
+    /// UUID, not host: `ozone-hadoop-datanode-<uuid>.log` is the file whose node's threads carry that UUID.
     pub fn text_of(&self, name: &str) -> &str {
-        self.files
-            .iter()
-            .find(|f| f.name == name)
-            .map_or("", |f| f.text.as_str())
+        let exact = self.files.iter().find(|f| f.name == name);
+        let by_id = || {
+            self.files.iter().find(|f| {
+                let Some((prefix, _)) = f.name.rsplit_once('-') else {
+                    return false;
+                };
+                name.strip_prefix(prefix)
+                    .and_then(|rest| rest.strip_prefix('-')?.strip_suffix(".log"))
+                    .is_some_and(|id| f.text.contains(&format!("[{id}")))
+            })
+        };
+        exact.or_else(by_id).map_or("", |f| f.text.as_str())
     }
 
     /// Writes every file into `dir`; their paths.
@@ -675,6 +692,18 @@ pub trait Render<M: Mirror>: Sized {
     fn silent_and_irrelevant(_action: &str) -> bool {
         false
     }
+    /// Can the observer rightly read `witnessed` off a line that a step of action `took` printed? Beyond the
+    /// same action, a renderer names the steps whose lines show another action too (a failed save that
+    /// stops the SCM, OM writes that a sync's sequence numbers show). A crash is always read off the
+    /// restart's banner, and anything off the initial lines. Default: the same action only.
+    fn shows(witnessed: &str, took: &str) -> bool {
+        witnessed == took
+    }
+    /// Must the observer read `action` off every step of it that printed all its lines (in a file per node;
+    /// one JVM's output leaves some lines with no node)? Default: every action.
+    fn observer_reads(_action: &str) -> bool {
+        true
+    }
     /// Is an `inconclusive` reason of `check` true of these rendered logs: does it name something these logs
     /// really lack (a DEBUG logger left off, a line a crash cut off)? Checked against the files, not trusted.
     /// Default: no reason is known to hold.
@@ -727,6 +756,11 @@ pub fn render<M: Mirror, R: Render<M>>(
 pub struct CheckSaid {
     pub verdict: Verdict,
     pub reason: Option<String>,
+    /// The parts of `reason`: each one thing `check` says was not in view.
+    pub reasons: Vec<String>,
+    /// The spec actions the model's observer read off the logs (for `export`): action, the step whose lines
+    /// hold the witnessing line, and where that line is.
+    pub witnesses: Vec<(&'static str, Option<usize>, String)>,
     /// Every violation: invariant, and the step whose lines hold its primary line (`None`: no step's).
     pub violations: Vec<(&'static str, Option<usize>, String)>,
     /// Invariant checks made with everything they needed in view.
@@ -776,7 +810,26 @@ pub fn check_logs(
             crate::timeline::DEFAULT_MAX_SKEW_MS,
             &|_, _| {},
         );
-        let report = replay(&tl, vec![monitor]).remove(0);
+        let (report, witnessed) =
+            crate::model::replay::observe(&tl, vec![monitor], true, true).remove(0);
+        let line_of = |event: usize| {
+            let e = &tl.events.get(event);
+            let path = &tl.inputs[e.span.input as usize].path;
+            let name = Path::new(path)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            (name, e.span.line)
+        };
+        let witnesses = witnessed
+            .map(|w| w.witnesses)
+            .unwrap_or_default()
+            .iter()
+            .map(|w| {
+                let (name, line) = line_of(w.event);
+                (w.action, step_of(&name, line), format!("{name}:{line}"))
+            })
+            .collect();
         let violations = report
             .violations
             .iter()
@@ -794,6 +847,8 @@ pub fn check_logs(
         Ok(CheckSaid {
             verdict: report.verdict,
             reason: report.reason,
+            reasons: report.reasons,
+            witnesses,
             violations,
             checks: report.checks,
         })
@@ -848,16 +903,29 @@ pub struct Judged {
     pub all_witnessed: bool,
 }
 
-/// Applies the three rules of the module docs.
+/// A renderer's own rules, as [`judge`] applies them (see [`Render`]).
+pub struct Rules<'a> {
+    pub silent_and_irrelevant: fn(&str) -> bool,
+    pub reason_holds: &'a dyn Fn(&str, &Logs) -> bool,
+    pub shows: fn(&str, &str) -> bool,
+    pub observer_reads: &'a dyn Fn(&str) -> bool,
+}
+
+/// Applies the rules of the module docs.
 pub fn judge<M: Mirror>(
     mirror: &M,
     b: &Behaviour<M::State>,
     logs: &Logs,
     config: Config,
     said: CheckSaid,
-    silent_and_irrelevant: fn(&str) -> bool,
-    reason_holds: fn(&str, &Logs) -> bool,
+    rules: &Rules,
 ) -> Judged {
+    let Rules {
+        silent_and_irrelevant,
+        reason_holds,
+        shows,
+        observer_reads: complete,
+    } = rules;
     let first = (0..=b.steps.len()).find_map(|k| mirror.first_violated(b.state(k)).map(|i| (k, i)));
     let mut why: Vec<String> = Vec::new();
     // 1. Soundness.
@@ -946,10 +1014,62 @@ pub fn judge<M: Mirror>(
             .find(|&j| b.steps[j - 1].action == "Restart" && b.steps[j - 1].params == s.params)
             .unwrap_or(k)
     };
-    let justified = said
-        .reason
-        .as_deref()
-        .is_some_and(|r| reason_holds(r, logs));
+    // 5. No false excuse: every part of every reason `check` gives (for `inconclusive`, or beside a
+    // violation) names something these logs lack, and the renderer confirms it from the files.
+    let false_reasons: Vec<&String> = said
+        .reasons
+        .iter()
+        .filter(|r| !reason_holds(r, logs))
+        .collect();
+    for r in &false_reasons {
+        why.push(format!(
+            "check says `{r}`, which these logs do not bear out"
+        ));
+    }
+    let justified = !said.reasons.is_empty() && false_reasons.is_empty();
+    // 6. The observer (the monitor's half that `export` reads) witnesses only what the behaviour did: each
+    // action it reads off a line is one the step that printed that line shows. And it misses none: every
+    // step that printed all its lines is read off them (a crash off the restart that shows it).
+    let mut observed = vec![false; b.steps.len() + 1];
+    for (action, step, at) in &said.witnesses {
+        let Some(k) = *step else {
+            why.push(format!(
+                "the observer witnesses {action} at {at}, a line of no step"
+            ));
+            continue;
+        };
+        if k == 0 {
+            continue;
+        }
+        let took = b.steps[k - 1].action;
+        if took == *action || shows(action, took) {
+            observed[k] = true;
+        } else if *action == "Crash" && took == "Restart" {
+            // The banner of a restart with no shutdown before it: the crash before it.
+            if let Some(c) = (1..k).rev().find(|&c| {
+                b.steps[c - 1].params == b.steps[k - 1].params
+                    && matches!(b.steps[c - 1].action, "Crash" | "Restart" | "Stop")
+            }) {
+                observed[c] = true;
+            }
+        } else {
+            why.push(format!(
+                "the observer witnesses {action} at {at}, a line of step {k} ({took})"
+            ));
+        }
+    }
+    for (k, s) in (1..).zip(&b.steps) {
+        if complete(s.action)
+            && logs.witnessed(k)
+            && !observed[k]
+            && !silent_and_irrelevant(s.action)
+        {
+            why.push(format!(
+                "step {k} ({}) printed all its lines, but the observer witnesses nothing there",
+                action_text(s)
+            ));
+        }
+    }
     if all_witnessed && why.is_empty() && !justified {
         match (first, said.verdict) {
             (Some((k, inv)), Verdict::Inconclusive) => why.push(format!(
@@ -1069,6 +1189,8 @@ pub fn run_behaviour<M: Mirror, R: Render<M>>(
                 said: CheckSaid {
                     verdict: Verdict::Inconclusive,
                     reason: None,
+                    reasons: Vec::new(),
+                    witnesses: Vec::new(),
                     violations: Vec::new(),
                     checks: 0,
                 },
@@ -1077,25 +1199,37 @@ pub fn run_behaviour<M: Mirror, R: Render<M>>(
             }
         }
     };
-    judge_rendered::<M, R>(mirror, b, &logs, config, said)
+    judge_rendered::<M, R>(mirror, b, &logs, config, layout, said)
 }
 
-/// [`judge`] with the renderer's own rules for silent steps and for the reasons it can confirm.
+/// [`judge`] with the renderer's own rules for silent steps and for the reasons it can confirm. In one JVM's
+/// output a line on a thread no node can be tied to (an IPC handler of an SCM whose port no line shows) is
+/// rightly called unattributed; in a file per node, never.
 fn judge_rendered<M: Mirror, R: Render<M>>(
     mirror: &M,
     b: &Behaviour<M::State>,
     logs: &Logs,
     config: Config,
+    layout: Layout,
     said: CheckSaid,
 ) -> Judged {
+    let holds = |reason: &str, logs: &Logs| {
+        R::reason_holds(reason, logs)
+            || (layout == Layout::OneJvm
+                && reason.contains(" line(s) this model needs name no node"))
+    };
     judge(
         mirror,
         b,
         logs,
         config,
         said,
-        R::silent_and_irrelevant,
-        R::reason_holds,
+        &Rules {
+            silent_and_irrelevant: R::silent_and_irrelevant,
+            reason_holds: &holds,
+            shows: R::shows,
+            observer_reads: &|action| layout != Layout::OneJvm && R::observer_reads(action),
+        },
     )
 }
 
@@ -1241,7 +1375,7 @@ fn dump<M: Mirror, R: Render<M>>(
     let j = match check_logs(R::monitor(), &logs, layout, &tmp) {
         Ok(said) => format!(
             "{:?}",
-            judge_rendered::<M, R>(&mirror, &b, &logs, config, said)
+            judge_rendered::<M, R>(&mirror, &b, &logs, config, layout, said)
         ),
         Err(e) => e,
     };
@@ -1290,7 +1424,7 @@ fn keep<M: Mirror, R: Render<M>>(
     let said = check_logs(R::monitor(), &logs, Layout::Daemon, &dir.join(".check"))?;
     Ok((
         paths,
-        judge_rendered::<M, R>(&mirror, &b, &logs, config, said),
+        judge_rendered::<M, R>(&mirror, &b, &logs, config, Layout::Daemon, said),
     ))
 }
 

@@ -150,6 +150,23 @@ impl Render<ScmFinalization> for Renderer {
     /// The SCM said to restart with its checkpoint's version unseen has, in its file, a DB replacement that
     /// neither `New snapshot received ...` nor `Reloaded SCM state` follows before its next start.
     fn reason_holds(reason: &str, logs: &Logs) -> bool {
+        if reason.starts_with("no events for this model in these logs") {
+            // Every line the monitor counts as evidence, in any SCM's file.
+            return !logs.files.iter().any(|f| {
+                f.name.starts_with("ozone-hadoop-scm-")
+                    && f.text.lines().any(|l| {
+                        [
+                            "Replaced DB with checkpoint",
+                            "New snapshot received with higher apparent version",
+                            "has been finalized",
+                            "Initializing version manager",
+                            "which is higher than SCM apparent version",
+                        ]
+                        .iter()
+                        .any(|n| l.contains(n))
+                    })
+            });
+        }
         if reason.contains("no checkpoint install that raised the apparent version") {
             return !logs.files.iter().any(|f| {
                 f.text
@@ -175,6 +192,18 @@ impl Render<ScmFinalization> for Renderer {
                     file(scm),
                     "Install checkpoint",
                     &["Replaced DB with checkpoint"],
+                    Some("STARTUP_MSG: Starting"),
+                )
+            })
+        {
+            return true;
+        }
+        if reason.contains("its startup ended before `starting Raft server`")
+            && named.iter().any(|scm| {
+                crate::refinement::unfinished(
+                    file(scm),
+                    "Initializing version manager with apparent version",
+                    &["starting Raft server", "has been finalized"],
                     Some("STARTUP_MSG: Starting"),
                 )
             })

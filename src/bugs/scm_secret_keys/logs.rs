@@ -215,6 +215,10 @@ impl Render<ScmSecretKeys> for Renderer {
     }
     /// Purging the Raft log prints nothing and changes no key set; a key's expiry is shown by the instants
     /// the lines around it print.
+    /// A failed save ends with the SCM terminating: its last line shows the stop too.
+    fn shows(witnessed: &str, took: &str) -> bool {
+        witnessed == took || (witnessed == "Stop" && took == "FailSave")
+    }
     fn silent_and_irrelevant(action: &str) -> bool {
         matches!(action, "PurgeLog" | "ExpireKey")
     }

@@ -150,7 +150,13 @@ impl Table {
                 *n = Node::default();
             }
             Some(LifeStep::Stopping) if !n.down => {
-                let failed_save = n.install != Install::Idle && n.failed;
+                // The failure line itself may be the stop's first line (the lifecycle takes it as one).
+                let failing = matches!(
+                    e.kind,
+                    EventKind::StateMachineReinitializeFailed
+                        | EventKind::StateMachineUpdaterFailed
+                );
+                let failed_save = n.install != Install::Idle && (n.failed || failing);
                 push(
                     if failed_save { "FailSave" } else { "Stop" },
                     vec![s.clone()],
