@@ -51,7 +51,7 @@ for bug in "${bugs[@]}"; do
   rm -rf "$out"
   mkdir -p "$out/refinement" "$out/all"
   # shellcheck disable=SC2046
-  cargo mutants --file "src/bugs/$bug/monitor.rs" "${shard[@]}" -j 1 --timeout 600 -o "$out/refinement" \
+  cargo mutants --profile mutants --file "src/bugs/$bug/monitor.rs" "${shard[@]}" -j 1 --timeout 600 -o "$out/refinement" \
     --cargo-arg=--lib -- -- $(refinement_filters "$bug") >"$out/refinement.log" 2>&1 || true
   echo "$bug refinement: $(count "$out/refinement/mutants.out/outcomes.json") (caught missed timeout unviable)" >&2
 done
@@ -60,7 +60,7 @@ for bug in "${bugs[@]}"; do
   # Survivors only: phase 1's outcomes let --iterate skip what it caught.
   cp -r "$out/refinement/mutants.out" "$out/all/"
   # shellcheck disable=SC2046
-  cargo mutants --file "src/bugs/$bug/monitor.rs" "${shard[@]}" -j 1 --timeout 900 --iterate -o "$out/all" \
+  cargo mutants --profile mutants --file "src/bugs/$bug/monitor.rs" "${shard[@]}" -j 1 --timeout 900 --iterate -o "$out/all" \
     --cargo-arg=--lib -- -- "bugs::$bug::" $(refinement_filters "$bug") >"$out/all.log" 2>&1 || true
 done
 echo "| monitor | mutants | viable | caught by refinement alone | score | caught by all the bug's tests | score |"

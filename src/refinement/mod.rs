@@ -249,6 +249,9 @@ pub struct Logs {
     printed: Vec<usize>,
     /// Steps a crash cut short: some of their lines were never written.
     cut: std::collections::BTreeSet<usize>,
+    /// The cluster's time zone: log4j prints local time, `UTC + utc_offset_ms` (instants in messages, such
+    /// as a key's `creation at`, stay UTC).
+    pub utc_offset_ms: i64,
 }
 
 impl Logs {
@@ -294,7 +297,7 @@ impl Logs {
         let _ = writeln!(
             f.text,
             "{} [{thread}] {level} {logger}: {message}",
-            ts_text(BASE_MS + self.now)
+            ts_text(BASE_MS + self.now + self.utc_offset_ms)
         );
         f.lines += 1 + message.matches('\n').count() as u64;
         self.owner.insert((file, first), self.step);

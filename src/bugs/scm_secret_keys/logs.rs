@@ -262,6 +262,9 @@ impl Render<ScmSecretKeys> for Renderer {
             term: 1,
             base: rng.range(10, 60) as u64,
         };
+        // Clusters run in every time zone: log time is local, key instants UTC, and the monitor must tell.
+        const ZONES_MS: [i64; 6] = [0, 0, 3_600_000, -18_000_000, 19_800_000, 32_400_000];
+        logs.utc_offset_ms = ZONES_MS[rng.below(ZONES_MS.len() as u64) as usize];
         for s in 0..r.scms.len() {
             r.start_lines(s, r.base, logs);
         }
