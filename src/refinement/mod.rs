@@ -956,7 +956,17 @@ pub fn judge<M: Mirror>(
     // 2. Completeness.
     let mut class = match first {
         None => Class::Healthy,
-        Some((k, _)) if !logs.witnessed(k) => Class::HiddenViolation,
+        Some((k, inv)) if !logs.witnessed(k) => {
+            // What the logs do not show is not known to be fine: a hidden violation leaves check short of
+            // `conforms`.
+            if said.verdict == Verdict::Conforms {
+                why.push(format!(
+                    "the mirror violates {inv} at hidden step {k} ({}), but check says conforms",
+                    action_text(&b.steps[k - 1])
+                ));
+            }
+            Class::HiddenViolation
+        }
         Some((k, inv)) => {
             match said.verdict {
                 Verdict::Conforms => {

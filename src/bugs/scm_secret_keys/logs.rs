@@ -191,6 +191,40 @@ impl Render<ScmSecretKeys> for Renderer {
                 Some("STARTUP_MSG: Starting"),
             )
         };
+        // A crash took `Replaced DB with checkpoint` with it: `Install checkpoint` is the install's last line
+        // before the stop, the restart or the end.
+        let swap_unseen = |scm: &str| {
+            crate::refinement::unfinished(
+                logs.text_of(&format!("ozone-hadoop-scm-{scm}.log")),
+                "Install checkpoint",
+                &["Replaced DB with checkpoint"],
+                Some("STARTUP_MSG: Starting"),
+            )
+        };
+        if reason.contains("expired between its last line before the crash and its restart")
+            && crate::refinement::named_after(reason, "SCM ")
+                .iter()
+                .any(|scm| cut(scm, Some("STARTUP_MSG: Starting")))
+        {
+            return true;
+        }
+        if reason.contains("went down after `Install checkpoint`")
+            && crate::refinement::named_after(reason, "SCM ")
+                .iter()
+                .any(|scm| swap_unseen(scm))
+        {
+            return true;
+        }
+        if reason.contains("logs end after `Install checkpoint`") {
+            return scms.iter().any(|scm| {
+                crate::refinement::unfinished(
+                    logs.text_of(&format!("ozone-hadoop-scm-{scm}.log")),
+                    "Install checkpoint",
+                    &["Replaced DB with checkpoint", "STARTUP_MSG: Starting"],
+                    None,
+                )
+            });
+        }
         // An earlier save cut off the same way (a stop after `Updating keys with`, no `Saved` before it).
         if reason.contains("an earlier save of them was cut off")
             && crate::refinement::named_after(reason, "SCM ")

@@ -102,6 +102,9 @@ pub struct ScmSecretKeys {
     /// Per SCM, key ids its key file may hold: a stop cut a save of them off between `Updating keys with` and
     /// `Saved [...] to file` (the file is written just before that line).
     maybe_in_file: HashMap<u32, Vec<String>>,
+    /// Per SCM, an `<scmId>: Install checkpoint T#N` line with no `Replaced DB with checkpoint` after it yet:
+    /// the DB swap may be done (Ozone logs it after doing it), and a crash can take the line with it.
+    swap_begun: HashMap<u32, usize>,
     /// Per SCM, its last `Downloaded checkpoint from Leader X` line and X: the checkpoint is X's DB then.
     downloaded: HashMap<u32, (usize, String)>,
     /// Per key id, the (SCM, line) of the first `Updating keys with [...]` on each SCM that applied it.
@@ -306,6 +309,7 @@ impl Model for ScmSecretKeys {
         matches!(
             kind,
             SecretKeysFetched
+                | CheckpointInstallStarted
                 | CheckpointInstalled
                 | StateMachineReinitializing
                 | SecretKeysSaved
@@ -338,12 +342,24 @@ impl Model for ScmSecretKeys {
             }
             Instance::OtherService => return,
         };
-        // A checkpoint download only dates the checkpoint's key lists; it is no evidence of its own.
-        if self.reads(e.kind) && e.kind != EventKind::CheckpointDownloaded {
+        // A checkpoint download only dates the checkpoint's key lists, and the install's first line only
+        // opens the window of its swap; neither is evidence of its own.
+        if self.reads(e.kind)
+            && !matches!(
+                e.kind,
+                EventKind::CheckpointDownloaded | EventKind::CheckpointInstallStarted
+            )
+        {
             self.knowledge.events += 1;
         }
         // A stop or start of this SCM cuts off any save in progress: the file may or may not hold its keys.
         let cut_save = life.is_some().then(|| self.unsaved.remove(&key)).flatten();
+        if let Some(begun) = life.and_then(|_| self.swap_begun.remove(&key)) {
+            let line = cx.timeline.events.head(begun).span.line;
+            self.knowledge.unknown(format!(
+                "SCM {node} went down after `Install checkpoint` (line {line}) with no `Replaced DB with checkpoint` after it: whether its DB was replaced before its key save is not in view"
+            ));
+        }
         // Crash(s) / Stop(s) / FailSave(s) while the DB is ahead of the key file.
         if let Some(step) = life {
             let crashed = match step {
@@ -386,6 +402,23 @@ impl Model for ScmSecretKeys {
                     .map(|(_, _, c)| c.clone())
                     .unwrap_or_default();
                 let now = dated.map(|(now, slack, _)| (now, slack));
+                // A crash happened at some instant after the run's last line and before this restart: a key
+                // that expired in between may have been live when it crashed.
+                let crash_window = match step {
+                    LifeStep::Started {
+                        crashed: Some(last),
+                    } => cx
+                        .timeline
+                        .events
+                        .get(last)
+                        .time
+                        .filter(|t| t.has_date)
+                        .map(|t| utc_now(cx, e, t.millis).0),
+                    _ => None,
+                };
+                let went_down_from = crash_window
+                    .zip(now)
+                    .map_or(now.map(|(n, _)| n), |(c, (n, _))| Some(c.min(n)));
                 // The checkpoint holds the key lists the leader had applied when it was downloaded.
                 let downloaded = self.downloaded.get(&key).map(|(at, leader)| {
                     let lk = cx
@@ -410,13 +443,26 @@ impl Model for ScmSecretKeys {
                         _ => true,
                     };
                 // Expired or not depending on the logs' UTC offset: neither evidence nor a pass.
-                let maybe_expired =
-                    |id: &String| match (self.known.get(id).and_then(|k| k.expires), now) {
-                        (Some(x), Some((now, slack))) => {
-                            x.millis <= now + slack && x.millis > now - slack
-                        }
-                        _ => false,
-                    };
+                let maybe_expired = |id: &String| match (
+                    self.known.get(id).and_then(|k| k.expires),
+                    now,
+                    went_down_from,
+                ) {
+                    (Some(x), Some((now, slack)), Some(from)) => {
+                        x.millis <= now + slack && x.millis > from - slack
+                    }
+                    _ => false,
+                };
+                // Expired by this line, but perhaps not yet at the crash.
+                let expired_in_crash_window = |id: &&String| {
+                    crash_window.is_some()
+                        && self
+                            .known
+                            .get(*id)
+                            .and_then(|k| k.expires)
+                            .zip(now)
+                            .is_some_and(|(x, (now, slack))| x.millis <= now - slack)
+                };
                 let live: Vec<&String> = fetched.iter().filter(|id| unexpired(id)).collect();
                 let file = self.key_file.get(&key);
                 let undecided: Vec<&String> = fetched
@@ -437,6 +483,11 @@ impl Model for ScmSecretKeys {
                     ));
                 } else if !missing.is_empty() {
                     out.push(self.key_file_covers_db_violated(cx, node, &n, index, crashed));
+                } else if !undecided.is_empty() && undecided.iter().all(expired_in_crash_window) {
+                    self.knowledge.unknown(format!(
+                        "SCM {node} crashed between `Replaced DB with checkpoint` and the key save, and key(s) {} of the leader's expired between its last line before the crash and its restart: whether they were still valid when it crashed is not in view",
+                        undecided.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                    ));
                 } else if !undecided.is_empty() {
                     self.knowledge.unknown(format!(
                         "SCM {node} stopped between `Replaced DB with checkpoint` and the key save, with key(s) {} of the leader's that expire within a time-zone offset of that line; {clock}",
@@ -477,7 +528,11 @@ impl Model for ScmSecretKeys {
                     ..ScmNode::default()
                 };
             }
+            EventKind::CheckpointInstallStarted => {
+                self.swap_begun.insert(key, index);
+            }
             EventKind::CheckpointInstalled => {
+                self.swap_begun.remove(&key);
                 // Without the fetch in view there is no known key obligation (security off, or cut off).
                 if let Some(n) = self
                     .nodes
@@ -621,6 +676,11 @@ impl Model for ScmSecretKeys {
         if self.nodes.values().any(|n| n.install == Install::Swapped) {
             self.knowledge.unknown(
                 "an SCM's logs end between `Replaced DB with checkpoint` and the key save",
+            );
+        }
+        if !self.swap_begun.is_empty() {
+            self.knowledge.unknown(
+                "an SCM's logs end after `Install checkpoint` with no `Replaced DB with checkpoint` after it: whether its DB was replaced before its key save is not in view",
             );
         }
     }
@@ -861,6 +921,78 @@ mod tests {
         assert_eq!(r.verdict, Verdict::Inconclusive);
         let reason = r.reason.expect("a reason");
         assert!(reason.contains("logs end between"), "{reason}");
+    }
+
+    /// A crash after the swap: the restart's line is past the key's expiry, the run's last line before the
+    /// crash is not, so whether the key was live when the SCM went down is not in view.
+    #[test]
+    fn a_key_that_expired_between_the_crash_window_ends_leaves_the_crash_undecided() {
+        const HOUR: i64 = 3_600_000;
+        let (_, r) = run(
+            "scm-secret-keys",
+            vec![daemon(
+                "scm",
+                "scm3",
+                vec![
+                    started(0),
+                    ev(
+                        SecretKeysFetched,
+                        "scm3",
+                        1_000,
+                        vec![("keys", keys(&[("K1", 20 * HOUR)]))],
+                    ),
+                    installed(2_000),
+                    started(40 * HOUR),
+                ],
+            )],
+        );
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        let reason = r.reason.expect("a reason");
+        assert!(
+            reason.contains("expired between its last line before the crash and its restart"),
+            "{reason}"
+        );
+    }
+
+    /// `Replaced DB with checkpoint` is logged after the swap: a crash can take it, leaving `Install
+    /// checkpoint` as the install's last line.
+    #[test]
+    fn a_crash_after_install_checkpoint_with_no_replaced_db_is_undecided() {
+        let install_started = |ms| ev(CheckpointInstallStarted, "scm3", ms, vec![]);
+        let (_, r) = run(
+            "scm-secret-keys",
+            vec![daemon(
+                "scm",
+                "scm3",
+                vec![
+                    started(0),
+                    fetched(1_000),
+                    install_started(2_000),
+                    started(9_000),
+                ],
+            )],
+        );
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        let reason = r.reason.expect("a reason");
+        assert!(
+            reason.contains("went down after `Install checkpoint`"),
+            "{reason}"
+        );
+        let (_, r) = run(
+            "scm-secret-keys",
+            vec![daemon(
+                "scm",
+                "scm3",
+                vec![started(0), fetched(1_000), install_started(2_000)],
+            )],
+        );
+        let reason = r.reason.expect("a reason");
+        assert!(
+            reason.contains("logs end after `Install checkpoint`"),
+            "{reason}"
+        );
     }
 
     fn updated(node: &str, ms: i64, ks: &[(&str, i64)]) -> crate::event::Event {
