@@ -305,26 +305,25 @@ impl Logs {
     }
 
     /// A crash at the end of step `step` (the last step printed): in each file it wrote two or more records to,
-    /// its last record is never written. Ozone logs a step's effect after doing it (`Saved [...] to file` after
-    /// the write, `Block has been finalized` after the finalization, `starting Raft server` at the end of a
-    /// startup), so a crash before the last line leaves the step done, as the mirror has it, and the line lost;
-    /// a crash before an earlier line would be a crash before the step, which the walk draws as its own action.
-    fn crash_within(&mut self, step: usize) {
+    /// its last `lost` records (at most all but the first) are never written. Ozone logs a step's effect after
+    /// doing it (`Saved [...] to file` after the write, `Block has been finalized` after the finalization,
+    /// `starting Raft server` at the end of a startup), so a crash before those lines leaves the step done, as
+    /// the mirror has it, and the lines lost; a crash before the effect would be a crash before the step,
+    /// which the walk draws as its own action.
+    fn crash_within(&mut self, step: usize, lost: usize) {
         let mut cut = false;
         for (fi, f) in self.files.iter_mut().enumerate() {
             let of_step = f.records.iter().rev().take_while(|r| r.0 == step).count();
-            if of_step < 2 {
-                continue;
+            for _ in 0..lost.min(of_step.saturating_sub(1)) {
+                let Some((_, byte, line)) = f.records.pop() else {
+                    break;
+                };
+                self.owner.remove(&(fi, line));
+                self.printed[step] -= 1;
+                f.text.truncate(byte);
+                f.lines = line - 1;
+                cut = true;
             }
-            // The step's last record goes.
-            let Some((_, byte, line)) = f.records.pop() else {
-                continue;
-            };
-            self.owner.remove(&(fi, line));
-            self.printed[step] -= 1;
-            f.text.truncate(byte);
-            f.lines = line - 1;
-            cut = true;
         }
         if cut {
             self.cut.insert(step);
@@ -695,6 +694,11 @@ pub trait Render<M: Mirror>: Sized {
     fn silent_and_irrelevant(_action: &str) -> bool {
         false
     }
+    /// How many of a step's last lines Ozone prints after the step's effect is done (a crash may take any
+    /// number of them, from the last, and leave the step done). Default: the last line only.
+    fn lines_after_effect(_action: &str) -> usize {
+        1
+    }
     /// Can the observer rightly read `witnessed` off a line that a step of action `took` printed? Beyond the
     /// same action, a renderer names the steps whose lines show another action too (a failed save that
     /// stops the SCM, OM writes that a sync's sequence numbers show). A crash is always read off the
@@ -748,7 +752,13 @@ pub fn render<M: Mirror, R: Render<M>>(
             n.action == "Crash" && !n.params.is_empty() && s.params.first() == n.params.first()
         });
         if crashes_next && rng.below(2) == 0 {
-            logs.crash_within(k + 1);
+            let after = R::lines_after_effect(s.action).max(1);
+            let lost = if after > 1 {
+                1 + rng.below(after as u64) as usize
+            } else {
+                1
+            };
+            logs.crash_within(k + 1, lost);
         }
     }
     logs

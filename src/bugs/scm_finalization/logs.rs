@@ -223,6 +223,15 @@ impl Render<ScmFinalization> for Renderer {
                 )
             })
     }
+    /// The finalize from a snapshot writes the VERSION file before it logs `Version ... has been finalized.`
+    /// and `Reloaded SCM state ...`: a crash can take both lines.
+    fn lines_after_effect(action: &str) -> usize {
+        if action == "FinalizeFromSnapshot" {
+            2
+        } else {
+            1
+        }
+    }
     /// Proposing an entry, purging the log and applying a transaction that is not the finalize entry print
     /// nothing and change neither VERSION file nor DB version.
     fn silent_and_irrelevant(action: &str) -> bool {
