@@ -107,14 +107,14 @@ impl Render<ReconOmSync> for Renderer {
             || (reason.contains("no `Registered Task:` lines")
                 && !text.contains("Registered Task:"))
     }
-    /// OM's own writes and restores print nothing in Recon's log; Recon sees them in the sequence numbers of
-    /// its next sync.
     /// OM's writes and restores are read off the sequence numbers a sync prints.
     fn shows(witnessed: &str, took: &str) -> bool {
         witnessed == took
             || (matches!(witnessed, "OmWrite" | "OmRestore")
                 && matches!(took, "FullSnapshot" | "SyncDelta"))
     }
+    /// OM's own writes and restores print nothing in Recon's log; Recon sees them in the sequence numbers of
+    /// its next sync.
     fn silent_and_irrelevant(action: &str) -> bool {
         matches!(action, "OmWrite" | "OmRestore")
     }

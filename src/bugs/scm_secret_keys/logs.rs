@@ -172,87 +172,80 @@ impl Render<ScmSecretKeys> for Renderer {
     /// `Replaced DB with checkpoint` that no `Saved [...]` follows before its next start. (The checkpoint's own
     /// key list is never logged: Ozone prints no line for it.)
     fn reason_holds(reason: &str, logs: &Logs) -> bool {
+        const STARTUP: &str = "STARTUP_MSG: Starting";
+        let file = |scm: &str| logs.text_of(&format!("ozone-hadoop-scm-{scm}.log"));
+        // The swap with no save after it, up to `upto` (the next start) or the end.
         let cut = |scm: &str, upto: Option<&str>| {
             crate::refinement::unfinished(
-                logs.text_of(&format!("ozone-hadoop-scm-{scm}.log")),
+                file(scm),
                 "Replaced DB with checkpoint",
                 &["Saved ["],
                 upto,
             )
         };
-        let scms = ["scm1", "scm2", "scm3"];
+        let cut_before_restart = |scm: &str| cut(scm, Some(STARTUP));
         // A stop during the save: `Updating keys with` after the swap, then neither the save's line nor a
         // failure before the next start.
         let save_cut = |scm: &str| {
             crate::refinement::unfinished(
-                logs.text_of(&format!("ozone-hadoop-scm-{scm}.log")),
+                file(scm),
                 "Updating keys with",
                 &["Saved [", "caught a Throwable"],
-                Some("STARTUP_MSG: Starting"),
+                Some(STARTUP),
             )
         };
         // A crash took `Replaced DB with checkpoint` with it: `Install checkpoint` is the install's last line
         // before the stop, the restart or the end.
         let swap_unseen = |scm: &str| {
             crate::refinement::unfinished(
-                logs.text_of(&format!("ozone-hadoop-scm-{scm}.log")),
+                file(scm),
                 "Install checkpoint",
                 &["Replaced DB with checkpoint"],
-                Some("STARTUP_MSG: Starting"),
+                Some(STARTUP),
             )
         };
-        if reason.contains("expired between its last line before the crash and its restart")
-            && crate::refinement::named_after(reason, "SCM ")
-                .iter()
-                .any(|scm| cut(scm, Some("STARTUP_MSG: Starting")))
+        // Each reason about one named SCM, and what that SCM's file must show for it to be true.
+        type HoldsOf<'a> = &'a dyn Fn(&str) -> bool;
+        let about_one_scm: [(&str, HoldsOf); 5] = [
+            (
+                "expired between its last line before the crash and its restart",
+                &cut_before_restart,
+            ),
+            ("went down after `Install checkpoint`", &swap_unseen),
+            ("an earlier save of them was cut off", &save_cut),
+            ("whether its key file was written is not logged", &save_cut),
+            (
+                "stopped between `Replaced DB with checkpoint` and the key save",
+                &cut_before_restart,
+            ),
+        ];
+        let named = crate::refinement::named_after(reason, "SCM ");
+        if about_one_scm
+            .iter()
+            .any(|(phrase, holds)| reason.contains(phrase) && named.iter().any(|scm| holds(scm)))
         {
             return true;
         }
-        if reason.contains("went down after `Install checkpoint`")
-            && crate::refinement::named_after(reason, "SCM ")
-                .iter()
-                .any(|scm| swap_unseen(scm))
-        {
-            return true;
-        }
-        if reason.contains("logs end after `Install checkpoint`") {
-            return scms.iter().any(|scm| {
+        // The logs of some SCM end inside an install.
+        let scms = ["scm1", "scm2", "scm3"];
+        (reason.contains("logs end after `Install checkpoint`")
+            && scms.iter().any(|scm| {
                 crate::refinement::unfinished(
-                    logs.text_of(&format!("ozone-hadoop-scm-{scm}.log")),
+                    file(scm),
                     "Install checkpoint",
-                    &["Replaced DB with checkpoint", "STARTUP_MSG: Starting"],
+                    &["Replaced DB with checkpoint", STARTUP],
                     None,
                 )
-            });
-        }
-        // An earlier save cut off the same way (a stop after `Updating keys with`, no `Saved` before it).
-        if reason.contains("an earlier save of them was cut off")
-            && crate::refinement::named_after(reason, "SCM ")
-                .iter()
-                .any(|scm| save_cut(scm))
-        {
-            return true;
-        }
-        if reason.contains("whether its key file was written is not logged")
-            && crate::refinement::named_after(reason, "SCM ")
-                .iter()
-                .any(|scm| save_cut(scm))
-        {
-            return true;
-        }
-        (reason.contains("stopped between `Replaced DB with checkpoint` and the key save")
-            && crate::refinement::named_after(reason, "SCM ")
-                .iter()
-                .any(|scm| cut(scm, Some("STARTUP_MSG: Starting"))))
+            }))
             || (reason.contains("logs end between `Replaced DB with checkpoint` and the key save")
                 && scms.iter().any(|scm| cut(scm, None)))
     }
-    /// Purging the Raft log prints nothing and changes no key set; a key's expiry is shown by the instants
-    /// the lines around it print.
     /// A failed save ends with the SCM terminating: its last line shows the stop too.
     fn shows(witnessed: &str, took: &str) -> bool {
         witnessed == took || (witnessed == "Stop" && took == "FailSave")
     }
+    /// Purging the Raft log prints nothing and changes no key set; a key's expiry is shown by the instants
+    /// the lines around it print.
     fn silent_and_irrelevant(action: &str) -> bool {
         matches!(action, "PurgeLog" | "ExpireKey")
     }
