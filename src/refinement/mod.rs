@@ -699,6 +699,11 @@ pub trait Render<M: Mirror>: Sized {
     fn lines_after_effect(_action: &str) -> usize {
         1
     }
+    /// Is `line` (the start of the first line `check` calls unattributed in one JVM's output) one the monitor
+    /// needs and that can be on a thread no node is tied to? Default: any line.
+    fn may_be_unattributed(_line: &str) -> bool {
+        true
+    }
     /// Can the observer rightly read `witnessed` off a line that a step of action `took` printed? Beyond the
     /// same action, a renderer names the steps whose lines show another action too (a failed save that
     /// stops the SCM, OM writes that a sync's sequence numbers show). A crash is always read off the
@@ -1239,7 +1244,11 @@ fn judge_rendered<M: Mirror, R: Render<M>>(
     let holds = |reason: &str, logs: &Logs| {
         R::reason_holds(reason, logs)
             || (layout == Layout::OneJvm
-                && reason.contains(" line(s) this model needs name no node"))
+                && reason.contains(" line(s) this model needs name no node")
+                && reason
+                    .rsplit('`')
+                    .nth(1)
+                    .is_some_and(R::may_be_unattributed))
     };
     judge(
         mirror,

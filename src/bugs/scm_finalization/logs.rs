@@ -223,6 +223,12 @@ impl Render<ScmFinalization> for Renderer {
                 )
             })
     }
+    /// In one JVM the IPC handlers' fences name no SCM unless a line ties their port to one; every other line
+    /// the monitor reads names its SCM, and version-manager lines (every process logs them) are not asked for.
+    fn may_be_unattributed(line: &str) -> bool {
+        // The excerpt is cut at 120 characters: `Datanode <uuid>(<host>/<ip>) has apparent version ...`.
+        line.starts_with("Datanode ") && line.contains(" has apparent version ")
+    }
     /// The finalize from a snapshot writes the VERSION file before it logs `Version ... has been finalized.`
     /// and `Reloaded SCM state ...`: a crash can take both lines.
     fn lines_after_effect(action: &str) -> usize {
