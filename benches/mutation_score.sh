@@ -4,8 +4,8 @@
 #   1. under the refinement tests alone (the in-library `refinement::tests` of that bug: random behaviours of
 #      the mirror rendered as Ozone logs in every layout, and checked);
 #   2. under all of the bug's library tests (its monitor, witness and mirror unit tests, and the refinement
-#      tests), run only on the mutants that pass 1 (`--iterate`: a mutant the refinement tests catch is caught
-#      by the larger set too).
+#      tests), run only on the mutants that pass 1, named one by one (a mutant the refinement tests catch is
+#      caught by the larger set too).
 #
 # Usage: benches/mutation_score.sh [BUG ...]     (default: all four; needs `cargo install cargo-mutants`)
 #        MUTANTS_SHARD=0/2 benches/mutation_score.sh BUG   tests one shard of the mutants (a sample, for time)
@@ -57,18 +57,24 @@ for bug in "${bugs[@]}"; do
 done
 for bug in "${bugs[@]}"; do
   out="target/mutants-score/$bug"
-  # Survivors only: phase 1's outcomes let --iterate skip what it caught.
-  cp -r "$out/refinement/mutants.out" "$out/all/"
+  rm -rf "$out/all"
+  mkdir -p "$out/all"
+  # Survivors only, named exactly (`--iterate` with `--shard` would shard what is left, another sample).
+  survivors=$(python3 -c 'import re,sys; print("|".join("^" + re.escape(l.strip()) + "$" for l in open(sys.argv[1]) if l.strip()))' \
+    "$out/refinement/mutants.out/missed.txt")
+  [ -n "$survivors" ] || continue
   # shellcheck disable=SC2046
-  cargo mutants --profile mutants --file "src/bugs/$bug/monitor.rs" "${shard[@]}" -j 1 --timeout 900 --iterate -o "$out/all" \
-    --cargo-arg=--lib -- -- "bugs::$bug::" $(refinement_filters "$bug") >"$out/all.log" 2>&1 || true
+  cargo mutants --profile mutants --file "src/bugs/$bug/monitor.rs" --re "$survivors" -j 1 --timeout 900 \
+    --baseline=skip -o "$out/all" --cargo-arg=--lib -- -- "bugs::$bug::" $(refinement_filters "$bug") \
+    >"$out/all.log" 2>&1 || true
 done
 echo "| monitor | mutants | viable | caught by refinement alone | score | caught by all the bug's tests | score |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
 for bug in "${bugs[@]}"; do
   out="target/mutants-score/$bug"
   read -r rc rm rt ru < <(count "$out/refinement/mutants.out/outcomes.json")
-  read -r ac am at au < <(count "$out/all/mutants.out/outcomes.json")
+  ac=0
+  [ -f "$out/all/mutants.out/outcomes.json" ] && read -r ac am at au < <(count "$out/all/mutants.out/outcomes.json")
   total=$((rc + rm + rt + ru))
   viable=$((rc + rm + rt))
   all_caught=$((rc + ac))
