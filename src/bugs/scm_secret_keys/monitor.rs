@@ -706,6 +706,13 @@ mod tests {
 
     const DAY: i64 = 86_400_000;
 
+    /// Replays one daemon log of SCM scm3 through the model.
+    fn scm3(
+        events: Vec<crate::event::Event>,
+    ) -> (crate::timeline::Timeline, crate::check::ModelReport) {
+        run("scm-secret-keys", vec![daemon("scm", "scm3", events)])
+    }
+
     fn started(ms: i64) -> crate::event::Event {
         ev(
             ProcessStarted,
@@ -738,22 +745,15 @@ mod tests {
 
     #[test]
     fn key_file_covers_db_is_violated_by_a_stop_before_the_save() {
-        let (tl, r) = run(
-            "scm-secret-keys",
-            vec![daemon(
-                "scm",
-                "scm3",
-                vec![
-                    started(0),
-                    fetched(1_000),
-                    installed(2_000),
-                    ev(StateMachineReinitializing, "scm3", 3_000, vec![]),
-                    ev(ComponentStopping, "scm3", 4_000, vec![]),
-                    ev(ProcessShutdown, "scm3", 5_000, vec![]),
-                    started(6_000),
-                ],
-            )],
-        );
+        let (tl, r) = scm3(vec![
+            started(0),
+            fetched(1_000),
+            installed(2_000),
+            ev(StateMachineReinitializing, "scm3", 3_000, vec![]),
+            ev(ComponentStopping, "scm3", 4_000, vec![]),
+            ev(ProcessShutdown, "scm3", 5_000, vec![]),
+            started(6_000),
+        ]);
         assert_eq!(r.verdict, Verdict::Violated);
         assert_eq!(r.violations.len(), 1, "{:?}", r.violations);
         let v = &r.violations[0];
@@ -841,14 +841,12 @@ mod tests {
 
     #[test]
     fn key_file_covers_db_is_violated_by_a_crash_at_the_startup_line() {
-        let (tl, r) = run(
-            "scm-secret-keys",
-            vec![daemon(
-                "scm",
-                "scm3",
-                vec![started(0), fetched(1_000), installed(2_000), started(9_000)],
-            )],
-        );
+        let (tl, r) = scm3(vec![
+            started(0),
+            fetched(1_000),
+            installed(2_000),
+            started(9_000),
+        ]);
         assert_eq!(r.verdict, Verdict::Violated);
         let v = r.first().expect("a violation");
         assert_eq!(v.invariant, "KeyFileCoversDb");
@@ -863,14 +861,7 @@ mod tests {
     #[test]
     fn key_file_covers_db_is_not_armed_without_a_fetch() {
         // Security off: `Got secret keys from leaders null` gives no SecretKeysFetched.
-        let (_, r) = run(
-            "scm-secret-keys",
-            vec![daemon(
-                "scm",
-                "scm3",
-                vec![started(0), installed(2_000), started(9_000)],
-            )],
-        );
+        let (_, r) = scm3(vec![started(0), installed(2_000), started(9_000)]);
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         assert_eq!(r.verdict, Verdict::Inconclusive);
         assert_eq!(r.checks, 0);
@@ -880,27 +871,20 @@ mod tests {
 
     #[test]
     fn key_file_covers_db_is_discharged_by_the_save() {
-        let (_, r) = run(
-            "scm-secret-keys",
-            vec![daemon(
-                "scm",
+        let (_, r) = scm3(vec![
+            started(0),
+            fetched(1_000),
+            installed(2_000),
+            ev(StateMachineReinitializing, "scm3", 3_000, vec![]),
+            ev(
+                SecretKeysSaved,
                 "scm3",
-                vec![
-                    started(0),
-                    fetched(1_000),
-                    installed(2_000),
-                    ev(StateMachineReinitializing, "scm3", 3_000, vec![]),
-                    ev(
-                        SecretKeysSaved,
-                        "scm3",
-                        3_500,
-                        vec![("keys", keys(&[("K2", 9 * DAY), ("K1", 8 * DAY)]))],
-                    ),
-                    ev(ComponentStopping, "scm3", 4_000, vec![]),
-                    started(9_000),
-                ],
-            )],
-        );
+                3_500,
+                vec![("keys", keys(&[("K2", 9 * DAY), ("K1", 8 * DAY)]))],
+            ),
+            ev(ComponentStopping, "scm3", 4_000, vec![]),
+            started(9_000),
+        ]);
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         assert_eq!(r.verdict, Verdict::Conforms);
         assert_eq!(r.checks, 1);
@@ -909,14 +893,7 @@ mod tests {
 
     #[test]
     fn a_log_ending_between_swap_and_save_is_inconclusive() {
-        let (_, r) = run(
-            "scm-secret-keys",
-            vec![daemon(
-                "scm",
-                "scm3",
-                vec![started(0), fetched(1_000), installed(2_000)],
-            )],
-        );
+        let (_, r) = scm3(vec![started(0), fetched(1_000), installed(2_000)]);
         assert!(r.violations.is_empty());
         assert_eq!(r.verdict, Verdict::Inconclusive);
         let reason = r.reason.expect("a reason");
@@ -928,24 +905,17 @@ mod tests {
     #[test]
     fn a_key_that_expired_between_the_crash_window_ends_leaves_the_crash_undecided() {
         const HOUR: i64 = 3_600_000;
-        let (_, r) = run(
-            "scm-secret-keys",
-            vec![daemon(
-                "scm",
+        let (_, r) = scm3(vec![
+            started(0),
+            ev(
+                SecretKeysFetched,
                 "scm3",
-                vec![
-                    started(0),
-                    ev(
-                        SecretKeysFetched,
-                        "scm3",
-                        1_000,
-                        vec![("keys", keys(&[("K1", 20 * HOUR)]))],
-                    ),
-                    installed(2_000),
-                    started(40 * HOUR),
-                ],
-            )],
-        );
+                1_000,
+                vec![("keys", keys(&[("K1", 20 * HOUR)]))],
+            ),
+            installed(2_000),
+            started(40 * HOUR),
+        ]);
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         assert_eq!(r.verdict, Verdict::Inconclusive);
         let reason = r.reason.expect("a reason");
@@ -960,19 +930,12 @@ mod tests {
     #[test]
     fn a_crash_after_install_checkpoint_with_no_replaced_db_is_undecided() {
         let install_started = |ms| ev(CheckpointInstallStarted, "scm3", ms, vec![]);
-        let (_, r) = run(
-            "scm-secret-keys",
-            vec![daemon(
-                "scm",
-                "scm3",
-                vec![
-                    started(0),
-                    fetched(1_000),
-                    install_started(2_000),
-                    started(9_000),
-                ],
-            )],
-        );
+        let (_, r) = scm3(vec![
+            started(0),
+            fetched(1_000),
+            install_started(2_000),
+            started(9_000),
+        ]);
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         assert_eq!(r.verdict, Verdict::Inconclusive);
         let reason = r.reason.expect("a reason");
@@ -980,14 +943,7 @@ mod tests {
             reason.contains("went down after `Install checkpoint`"),
             "{reason}"
         );
-        let (_, r) = run(
-            "scm-secret-keys",
-            vec![daemon(
-                "scm",
-                "scm3",
-                vec![started(0), fetched(1_000), install_started(2_000)],
-            )],
-        );
+        let (_, r) = scm3(vec![started(0), fetched(1_000), install_started(2_000)]);
         let reason = r.reason.expect("a reason");
         assert!(
             reason.contains("logs end after `Install checkpoint`"),
