@@ -128,26 +128,21 @@ pub fn observe_ticking(
             let k = m.knowledge();
             // Every distinct reason, most important (first found) first.
             let reasons = k.reasons(timeline, m.about().role.service.name());
-            let unknowns = (!reasons.is_empty()).then(|| reasons.join("; "));
-            let mut parts = reasons.clone();
+            // With nothing checked, the reason is what was not in view, or that nothing was there at all.
+            let parts = match (violations.is_empty() && k.checks == 0, k.events) {
+                (true, 0) => vec![format!(
+                    "no events for this model in these logs: {}",
+                    m.nothing_checked_reason()
+                )],
+                (true, _) if reasons.is_empty() => vec![m.nothing_checked_reason().to_string()],
+                _ => reasons,
+            };
+            let joined = (!parts.is_empty()).then(|| parts.join("; "));
             let (verdict, reason) = if !violations.is_empty() {
-                (Verdict::Violated, unknowns)
+                (Verdict::Violated, joined)
             } else if k.checks == 0 {
-                let reason = if k.events == 0 {
-                    let r = format!(
-                        "no events for this model in these logs: {}",
-                        m.nothing_checked_reason()
-                    );
-                    parts = vec![r.clone()];
-                    r
-                } else {
-                    unknowns.unwrap_or_else(|| {
-                        parts = vec![m.nothing_checked_reason().to_string()];
-                        m.nothing_checked_reason().to_string()
-                    })
-                };
-                (Verdict::Inconclusive, Some(reason))
-            } else if let Some(u) = unknowns {
+                (Verdict::Inconclusive, joined)
+            } else if let Some(u) = joined {
                 (
                     Verdict::Inconclusive,
                     Some(format!("{u} ({} other check(s) passed)", k.checks)),

@@ -852,14 +852,12 @@ pub fn check_logs(
             .violations
             .iter()
             .map(|v| {
-                let e = &tl.events.get(v.primary);
-                let path = &tl.inputs[e.span.input as usize].path;
-                let name = Path::new(path)
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let at = format!("{name}:{}", e.span.line);
-                (v.invariant.name, step_of(&name, e.span.line), at)
+                let (name, line) = line_of(v.primary);
+                (
+                    v.invariant.name,
+                    step_of(&name, line),
+                    format!("{name}:{line}"),
+                )
             })
             .collect();
         Ok(CheckSaid {
