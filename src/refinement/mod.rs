@@ -3,7 +3,9 @@
 //! A behaviour is a seeded random walk of a mirror ([`walk`]) under one of its shipped configs. A renderer per
 //! model (the inverse of the model's witness table in [`crate::bugs`] (each bug's `witness.rs`)) prints each step as the real
 //! Ozone lines that witness it, in the daemon RFA layout of `tests/fixtures/scenarios/<model>/*/`: one file per
-//! node, an 11-line `STARTUP_MSG` banner per start, timestamps moving forward. Hidden actions print nothing; a
+//! node, an 11-line `STARTUP_MSG` banner per start, timestamps moving forward (a renderer may put steps within
+//! a second of each other and set each node's clock off by less than `check`'s skew tolerance, as NTP leaves
+//! real clocks; one JVM's output keeps one clock). Hidden actions print nothing; a
 //! crash prints nothing, and the restart that follows it prints a new banner. `check` then runs on those files
 //! (the real input resolution, embedded grammar and merge), and [`judge`] compares its report with the mirror.
 //!
@@ -231,8 +233,12 @@ pub struct LogFile {
     pub text: String,
     /// Physical lines written so far.
     pub lines: u64,
-    /// Each record: the step that printed it, its first byte and its first physical line.
-    records: Vec<(usize, usize, u64)>,
+    /// Each record: the step that printed it, its first byte, its first physical line, and the true instant
+    /// it was printed at (milliseconds since [`BASE_MS`], before this file's clock error).
+    records: Vec<(usize, usize, u64, i64)>,
+    /// How far this node's clock is off the true time, in milliseconds (NTP keeps real clocks within a
+    /// fraction of a second, which `check`'s skew tolerance allows for).
+    clock_ms: i64,
 }
 
 /// The rendered logs of one behaviour, and which step printed which record.
@@ -252,6 +258,9 @@ pub struct Logs {
     /// The cluster's time zone: log4j prints local time, `UTC + utc_offset_ms` (instants in messages, such
     /// as a key's `creation at`, stay UTC).
     pub utc_offset_ms: i64,
+    /// Steps close together: each starts a random 1..=`max` ms after the last line of the one before
+    /// (`None`: a minute apart, so that clocks alone order them).
+    close_steps: Option<(Rng, i64)>,
 }
 
 impl Logs {
@@ -267,6 +276,18 @@ impl Logs {
         self.files.len() - 1
     }
 
+    /// Steps follow each other within `max_gap_ms` (drawn from `seed`) instead of a minute apart, so that
+    /// lines of different nodes fall within `check`'s clock skew tolerance of each other.
+    pub fn close_steps(&mut self, seed: u64, max_gap_ms: i64) {
+        self.close_steps = Some((Rng::new(seed), max_gap_ms.max(1)));
+    }
+
+    /// Sets how far the clock of the node writing `file` is off the true time: its lines are stamped
+    /// `clock_ms` later. One JVM has one clock: [`in_layout`] stamps its output with the true time.
+    pub fn set_clock(&mut self, file: usize, clock_ms: i64) {
+        self.files[file].clock_ms = clock_ms;
+    }
+
     /// Moves the clock forward.
     pub fn advance(&mut self, ms: i64) {
         self.now += ms.max(1);
@@ -279,7 +300,10 @@ impl Logs {
         if self.printed.len() <= k {
             self.printed.resize(k + 1, 0);
         }
-        self.now = (self.now + 3_000).max(k as i64 * STEP_MS);
+        self.now = match &mut self.close_steps {
+            Some((rng, max)) => self.now + 1 + rng.below(*max as u64) as i64,
+            None => (self.now + 3_000).max(k as i64 * STEP_MS),
+        };
     }
 
     /// Milliseconds since the epoch at which step `k`'s lines start (a step prints far fewer than
@@ -293,11 +317,11 @@ impl Logs {
         self.advance(3);
         let f = &mut self.files[file];
         let first = f.lines + 1;
-        f.records.push((self.step, f.text.len(), first));
+        f.records.push((self.step, f.text.len(), first, self.now));
         let _ = writeln!(
             f.text,
             "{} [{thread}] {level} {logger}: {message}",
-            ts_text(BASE_MS + self.now + self.utc_offset_ms)
+            ts_text(BASE_MS + self.now + f.clock_ms + self.utc_offset_ms)
         );
         f.lines += 1 + message.matches('\n').count() as u64;
         self.owner.insert((file, first), self.step);
@@ -315,7 +339,7 @@ impl Logs {
         for (fi, f) in self.files.iter_mut().enumerate() {
             let of_step = f.records.iter().rev().take_while(|r| r.0 == step).count();
             for _ in 0..lost.min(of_step.saturating_sub(1)) {
-                let Some((_, byte, line)) = f.records.pop() else {
+                let Some((_, byte, line, _)) = f.records.pop() else {
                     break;
                 };
                 self.owner.remove(&(fi, line));
@@ -382,6 +406,17 @@ pub fn named_after<'r>(reason: &'r str, prefix: &str) -> Vec<&'r str> {
     reason
         .match_indices(prefix)
         .filter_map(|(i, _)| reason[i + prefix.len()..].split_whitespace().next())
+        .collect()
+}
+
+/// The instants (milliseconds since the epoch, as stamped) of the lines of `text` that hold `needle`.
+pub fn stamped(text: &str, needle: &str) -> Vec<i64> {
+    text.lines()
+        .filter(|l| l.contains(needle))
+        .filter_map(|l| {
+            let t = l.get(..23)?.replacen(' ', "T", 1).replacen(',', ".", 1);
+            Some(crate::time::Timestamp::parse_event_time(&t)?.millis)
+        })
         .collect()
 }
 
@@ -488,22 +523,26 @@ pub fn in_layout(logs: &Logs, layout: Layout) -> Written {
         ),
         Layout::OneJvm => {
             // Every record (first line and continuation lines) with its time, as MiniOzoneCluster prints it,
-            // merged stably by time.
-            // (time, [(file, line, text)]) per record.
-            type Record = (String, Vec<(usize, u64, String)>);
+            // merged stably by time. One JVM has one clock: each record is stamped with the true instant it
+            // was printed at, whatever clock error its node's own file has.
+            // (true instant, [(file, line, text)]) per record.
+            type Record = (i64, Vec<(usize, u64, String)>);
             let mut records: Vec<Record> = Vec::new();
             for (fi, f) in logs.files.iter().enumerate() {
                 let scm = one_jvm_scm(f);
+                let true_time: HashMap<u64, i64> = f.records.iter().map(|r| (r.2, r.3)).collect();
                 let mut line = 0u64;
                 let mut skipping = false;
                 for l in f.text.split_inclusive('\n') {
                     line += 1;
                     match split_record(l) {
-                        Some((t, th, lv, lg, m)) => {
+                        Some((_, th, lv, lg, m)) => {
                             let Some((th, lg, m)) = one_jvm_record(scm.as_ref(), th, lg, m) else {
                                 skipping = true;
                                 continue;
                             };
+                            let at = true_time.get(&line).copied().unwrap_or_default();
+                            let t = ts_text(BASE_MS + at + logs.utc_offset_ms);
                             let class = lg.rsplit('.').next().unwrap_or(&lg).to_string();
                             let first = format!(
                                 "{t} [{th}] {lv:<5} {} ({class}.java:log(1)) - {m}",
@@ -516,19 +555,19 @@ pub fn in_layout(logs: &Logs, layout: Layout) -> Written {
                             } else {
                                 first + "\n"
                             };
-                            records.push((t.to_string(), vec![(fi, line, first)]));
+                            records.push((at, vec![(fi, line, first)]));
                         }
                         None if skipping => {}
                         None => match records.last_mut() {
                             Some((_, lines)) if lines[0].0 == fi => {
                                 lines.push((fi, line, l.to_string()))
                             }
-                            _ => records.push((String::new(), vec![(fi, line, l.to_string())])),
+                            _ => records.push((i64::MIN, vec![(fi, line, l.to_string())])),
                         },
                     }
                 }
             }
-            records.sort_by(|a, b| a.0.cmp(&b.0));
+            records.sort_by_key(|r| r.0);
             let mut text = String::new();
             let mut origin = Vec::new();
             for (_, lines) in records {
@@ -547,6 +586,8 @@ pub fn in_layout(logs: &Logs, layout: Layout) -> Written {
 struct OneJvmScm {
     node: String,
     scm_id: String,
+    /// The datanode protocol port: one JVM's SCMs cannot all listen on 9861, so each has its own.
+    port: u16,
 }
 
 fn one_jvm_scm(f: &LogFile) -> Option<OneJvmScm> {
@@ -560,16 +601,23 @@ fn one_jvm_scm(f: &LogFile) -> Option<OneJvmScm> {
         .nth(1)?
         .split_whitespace()
         .next()?;
+    let n: u16 = node
+        .trim_start_matches(|c: char| !c.is_ascii_digit())
+        .parse()
+        .unwrap_or(0);
     Some(OneJvmScm {
         node: node.to_string(),
         scm_id: scm_id.to_string(),
+        port: 15_062 + 100 * (n % 500),
     })
 }
 
 /// A daemon record as MiniOzoneCluster prints it in one JVM (thread, logger, message), or `None` where it
 /// prints nothing. An SCM prints no banners and gets no signals there: its start is `Found matching SCM
 /// address ... SCMNodeId` on `main` (then `starting Raft server`, as in a daemon), its stop the harness's
-/// `Shutting down StorageContainerManager <scmId>`, and its shutdown hook's lines run on `main`.
+/// `Shutting down StorageContainerManager <scmId>`, and its shutdown hook's lines run on `main`. Each SCM
+/// serves datanodes on its own port (`ScmDatanodeProtocol RPC server ... listening at`, `IPC Server handler
+/// N on default port P`), as MiniOzoneCluster gives each a free port.
 fn one_jvm_record(
     scm: Option<&OneJvmScm>,
     thread: &str,
@@ -603,11 +651,18 @@ fn one_jvm_record(
         return None;
     }
     let thread = if thread.starts_with("shutdown-hook") {
-        "main"
+        "main".to_string()
     } else {
-        thread
+        thread.replace(
+            "on default port 9861",
+            &format!("on default port {}", scm.port),
+        )
     };
-    Some((thread.into(), logger.into(), message.into()))
+    let message = message.replace(
+        "listening at /0.0.0.0:9861",
+        &format!("listening at /127.0.0.1:{}", scm.port),
+    );
+    Some((thread, logger.into(), message))
 }
 
 /// The one file of [`Layout::OneJvm`], named as surefire names a test's output.

@@ -14,7 +14,7 @@
 //! | `Register(s, d)` | `Registered datanode: <uuid>{ip: ..., host: dnN, ...}` |
 //! | `FenceDatanode(s, d)` | s: ERROR `Datanode ... has apparent version ZDU (100) which is higher than SCM apparent version INITIAL_VERSION (0). ...`; d: ERROR `SCM rejected this datanode's registration ...` |
 //! | `Stop(s)` | `RECEIVED SIGNAL 15: SIGTERM`, `Stopping SCM HA services.`, `SHUTDOWN_MSG` |
-//! | `Restart(s)` | `STARTUP_MSG`, `Initializing version manager with apparent version V ...` (V = the VERSION file read), patched with the DB ahead: `Version ZDU (100) has been finalized.`, then `starting Raft server for scm:<scmId>` |
+//! | `Restart(s)` | `STARTUP_MSG`, `Initializing version manager with apparent version V ...` (V = the VERSION file read), patched with the DB ahead: `Version ZDU (100) has been finalized.`, then `starting Raft server for scm:<scmId>`, `ScmDatanodeProtocol RPC server for DataNodes is listening at /0.0.0.0:9861` |
 //! | `Propose`, `PurgeLog`, `ApplyEntry(s)` of a tx entry, `Crash(s)` | nothing (hidden) |
 
 use super::mirror::{Entry, ScmFinalization, State};
@@ -139,6 +139,13 @@ impl Renderer {
             "org.apache.hadoop.hdds.scm.ha.SCMRatisServerImpl",
             &format!("starting Raft server for scm:{}", n.id),
         );
+        logs.record(
+            n.file,
+            "main",
+            "INFO",
+            "org.apache.hadoop.hdds.scm.server.SCMDatanodeProtocolServer",
+            "ScmDatanodeProtocol RPC server for DataNodes is listening at /0.0.0.0:9861",
+        );
     }
 
     fn updater(&self, s: usize) -> String {
@@ -186,6 +193,23 @@ impl Render<ScmFinalization> for Renderer {
         }
         let named = crate::refinement::named_after(reason, "SCM ");
         let file = |scm: &&str| logs.text_of(&format!("ozone-hadoop-scm-{scm}.log"));
+        if let (Some(skew), [fencer, peer, ..]) = (
+            reason
+                .split_once(" ms clock skew tolerance: in the other order the fence violates")
+                .and_then(|(head, _)| head.rsplit(' ').next()?.parse::<i64>().ok()),
+            named.as_slice(),
+        ) {
+            // A peer (not the fencer) finalized no later than the tolerance after a fence stamped before it.
+            let fences = crate::refinement::stamped(
+                file(fencer),
+                "which is higher than SCM apparent version",
+            );
+            let finalized = crate::refinement::stamped(file(peer), "has been finalized");
+            return fencer != peer
+                && fences
+                    .iter()
+                    .any(|f| finalized.iter().any(|v| *f <= *v && v - f <= skew));
+        }
         if reason.contains("with no `Replaced DB with checkpoint` after it")
             && named.iter().any(|scm| {
                 crate::refinement::unfinished(
@@ -230,9 +254,11 @@ impl Render<ScmFinalization> for Renderer {
         line.starts_with("Datanode ") && line.contains(" has apparent version ")
     }
     /// The finalize from a snapshot writes the VERSION file before it logs `Version ... has been finalized.`
-    /// and `Reloaded SCM state ...`: a crash can take both lines.
+    /// and `Reloaded SCM state ...`; a restart's effect is done once it has read (and, patched, raised) its
+    /// VERSION file, before `starting Raft server` and `ScmDatanodeProtocol RPC server ... listening at`. A
+    /// crash can take both lines.
     fn lines_after_effect(action: &str) -> usize {
-        if action == "FinalizeFromSnapshot" {
+        if matches!(action, "FinalizeFromSnapshot" | "Restart") {
             2
         } else {
             1
@@ -245,6 +271,18 @@ impl Render<ScmFinalization> for Renderer {
     }
     fn monitor() -> Box<dyn crate::model::Model> {
         Box::new(super::monitor::ScmFinalization::default())
+    }
+    /// The bug needs a finalize entry (which a second `Propose` would shut out: the log holds two entries),
+    /// a purge and an install, and a crash or stop before the finalize from the snapshot.
+    fn weight(action: &str) -> u64 {
+        match action {
+            "Finalize" | "PurgeLog" | "NotifyInstall" | "ReplaceDb" | "FenceDatanode" => 8,
+            "Propose" | "BecomeLeader" => 1,
+            // A follower that lags behind the purge must install; one that finalizes from its snapshot at
+            // once leaves no window.
+            "ApplyEntry" | "FinalizeFromSnapshot" | "Stop" | "Crash" | "Register" => 2,
+            _ => 4,
+        }
     }
 
     fn start(
@@ -265,6 +303,15 @@ impl Render<ScmFinalization> for Renderer {
             term: 1,
             base: rng.range(10, 60) as u64,
         };
+        // One behaviour in three: steps within 0.8 s of each other and each node's clock off by up to 0.48 s
+        // (two nodes at most 0.96 s apart, within `check`'s 1 s skew tolerance), so that lines of different
+        // nodes come in an order that only clocks within the tolerance tell.
+        if rng.below(3) == 0 {
+            logs.close_steps(rng.next_u64(), 800);
+            for f in 0..logs.files.len() {
+                logs.set_clock(f, rng.range(-480, 480));
+            }
+        }
         for s in 0..r.scms.len() {
             r.scm_start(s, false, logs);
             r.raft_started(s, logs);
