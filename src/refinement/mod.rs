@@ -1126,12 +1126,20 @@ pub fn judge<M: Mirror>(
         if took == *action || shows(action, took) {
             observed[k] = true;
         } else if *action == "Crash" && took == "Restart" {
-            // The banner of a restart with no shutdown before it: the crash before it.
-            if let Some(c) = (1..k).rev().find(|&c| {
+            // The banner of a restart with no shutdown before it: the crash that took the node down. Had a
+            // stop taken it down, its lines (all printed: a down node cannot crash) show a stop, not a crash.
+            let down = (1..k).rev().find(|&c| {
                 b.steps[c - 1].params == b.steps[k - 1].params
-                    && matches!(b.steps[c - 1].action, "Crash" | "Restart" | "Stop")
-            }) {
-                observed[c] = true;
+                    && matches!(b.steps[c - 1].action, "Crash" | "Stop")
+            });
+            match down {
+                Some(c) if b.steps[c - 1].action == "Crash" => observed[c] = true,
+                Some(c) => why.push(format!(
+                    "the observer witnesses a crash at {at}, the restart of step {k}, but step {c} stopped that node"
+                )),
+                None => why.push(format!(
+                    "the observer witnesses a crash at {at}, the restart of step {k}, of a node that was never down"
+                )),
             }
         } else {
             why.push(format!(
@@ -1592,6 +1600,29 @@ mod tests {
     #[test]
     fn dn_finalize_block_fixed_config_agrees() {
         agree("dn-finalize-block", Config::Fixed, 1000);
+    }
+
+    /// Rule 6 credits a crash read off a restart's banner to the crash that took the node down, and to
+    /// nothing else: after a stop, whose lines all show, it is a misreading.
+    #[test]
+    fn a_crash_read_off_a_restart_is_the_crash_that_took_the_node_down_never_a_stop() {
+        type M = crate::bugs::scm_finalization::mirror::ScmFinalization;
+        type R = crate::bugs::scm_finalization::logs::Renderer;
+        let judged = |down: &str| {
+            let c = constants::<M>(Config::Bug).unwrap();
+            let mirror = M::new(&c).unwrap();
+            let b = replay_actions(&mirror, &["BecomeLeader(s1)", down, "Restart(s1)"]).unwrap();
+            let logs = render::<M, R>(&mirror, &c, &b, &mut Rng::new(3));
+            let dir = tempfile::tempdir().unwrap();
+            let mut said = check_logs(R::monitor(), &logs, Layout::Daemon, dir.path()).unwrap();
+            said.witnesses.retain(|w| !matches!(w.0, "Crash" | "Stop"));
+            said.witnesses
+                .push(("Crash", Some(3), "the restart's banner".into()));
+            judge_rendered::<M, R>(&mirror, &b, &logs, Config::Bug, Layout::Daemon, said).why
+        };
+        assert_eq!(judged("Crash(s1)"), None);
+        let why = judged("Stop(s1)").expect("a crash read after a stop");
+        assert!(why.contains("but step 2 stopped that node"), "{why}");
     }
 
     /// The behaviour of a disagreement, replayed by its actions: rendered with `seed`, checked, judged.
