@@ -1,5 +1,6 @@
-//! HDDS-16828: a datanode persisting a PutBlock after the block was finalized. The description (invariants, codes, advice, spec citation) is
-//! [`monitor::ABOUT`]; the spec is `traces/dn-finalize-block/DnFinalizeBlock.tla`.
+//! HDDS-16828: a datanode persisting a PutBlock after the block was finalized.
+//! Its description (invariants, codes, advice, spec citation) is [`ABOUT`], which the monitor and the
+//! witness both read; the spec is `traces/dn-finalize-block/DnFinalizeBlock.tla`.
 
 pub mod logs;
 pub mod mirror;
@@ -7,9 +8,34 @@ pub mod monitor;
 pub mod witness;
 
 use super::Bug;
+use crate::model::{About, Invariant, Role, Spec};
+use crate::vocab::Component;
+
+const INVARIANTS: &[Invariant] = &[Invariant {
+    name: "NoPutBlockAfterFinalize",
+    code: "OZ-DN-BLOCK-001",
+    summary: "a datanode persisted a PutBlock for a block after it had finalized that block",
+    advice: "The writer's hsync was acknowledged for bytes beyond the length lease recovery closed the file at: those bytes are not in the file. Check the key's length in OM against the block's committed length on the datanodes.",
+    signature: &[],
+}];
+
+pub(crate) const ABOUT: About = About {
+    name: "dn-finalize-block",
+    spec: Spec {
+            module: "DnFinalizeBlock",
+            path: "traces/dn-finalize-block/DnFinalizeBlock.tla",
+            issue: "HDDS-16828",
+        },
+    invariants: INVARIANTS,
+    role: Role {
+        service: Component::Datanode,
+        unknown_service_if: witness::is_block_line,
+    },
+    nothing_checked: "no block was finalized in view (`Block has been finalized`); PutBlocks are only visible with `log4j.logger.org.apache.hadoop.ozone.container.keyvalue.impl.BlockManagerImpl=DEBUG`",
+};
 
 pub const BUG: Bug = Bug {
-    about: &monitor::ABOUT,
+    about: &ABOUT,
     monitor: || Box::new(monitor::DnFinalizeBlock::default()),
     mirror: &crate::spec::Mirrored::<mirror::DnFinalizeBlock>::new(),
     refinement: crate::refinement::Refinement::of::<mirror::DnFinalizeBlock, logs::Renderer>(

@@ -6,40 +6,17 @@
 //! `Block <BlockID> successfully committed with bcsId N chunk size K`). A replayed PutBlock that Ozone skips
 //! logs `... Ignoring it` and no commit line, so it is not an apply.
 
+use super::witness::block_of;
+use super::ABOUT;
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
-use crate::model::{
-    invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Role, Spec, Violation,
-};
+use crate::model::{invariant, About, Ctx, Instance, Knowledge, Model, Violation};
 use crate::value::Value;
-use crate::vocab::{Component, EventKind};
+use crate::vocab::EventKind;
 use rustc_hash::FxHashMap as HashMap;
 
 pub const DEBUG_LINE: &str =
     "log4j.logger.org.apache.hadoop.ozone.container.keyvalue.impl.BlockManagerImpl=DEBUG";
-
-const INVARIANTS: &[Invariant] = &[Invariant {
-    name: "NoPutBlockAfterFinalize",
-    code: "OZ-DN-BLOCK-001",
-    summary: "a datanode persisted a PutBlock for a block after it had finalized that block",
-    advice: "The writer's hsync was acknowledged for bytes beyond the length lease recovery closed the file at: those bytes are not in the file. Check the key's length in OM against the block's committed length on the datanodes.",
-    signature: &[],
-}];
-
-pub(crate) const ABOUT: About = About {
-    name: "dn-finalize-block",
-    spec: Spec {
-            module: "DnFinalizeBlock",
-            path: "traces/dn-finalize-block/DnFinalizeBlock.tla",
-            issue: "HDDS-16828",
-        },
-    invariants: INVARIANTS,
-    role: Role {
-        service: Component::Datanode,
-        unknown_service_if: super::witness::is_block_line,
-    },
-    nothing_checked: "no block was finalized in view (`Block has been finalized`); PutBlocks are only visible with `log4j.logger.org.apache.hadoop.ozone.container.keyvalue.impl.BlockManagerImpl=DEBUG`",
-};
 
 #[derive(Debug, Default)]
 struct Datanode {
@@ -57,15 +34,6 @@ pub struct DnFinalizeBlock {
     knowledge: Knowledge,
     /// The observer's witness half (for `export`), fed by the same pass.
     table: super::witness::Table,
-}
-
-fn block(e: &Event) -> Option<(u64, u64)> {
-    match e.field("block")? {
-        Value::BlockId {
-            container, local, ..
-        } => Some((*container, *local)),
-        _ => None,
-    }
 }
 
 impl Model for DnFinalizeBlock {
@@ -108,19 +76,19 @@ impl Model for DnFinalizeBlock {
         let dn = self.datanodes.entry(key).or_default();
         match e.kind {
             EventKind::FinalizeBlockReceived => {
-                if let Some(b) = block(e) {
+                if let Some(b) = block_of(e) {
                     dn.requested.insert(b, index);
                 }
             }
             EventKind::BlockFinalized => {
-                if let Some(b) = block(e) {
+                if let Some(b) = block_of(e) {
                     dn.finalized.entry(b).or_insert(index);
                 }
             }
             EventKind::PutBlockReplayIgnored => dn.debug_visible = true,
             EventKind::BlockCommitted | EventKind::BlockCommittedClosedContainer => {
                 dn.debug_visible = true;
-                let Some(b) = block(e) else { return };
+                let Some(b) = block_of(e) else { return };
                 // A finalization requested and never logged as done (a crash between its two lines, which a
                 // datanode in one JVM does not show as a restart): whether it reached the block is not logged.
                 if let (None, Some(&asked)) = (dn.finalized.get(&b), dn.requested.get(&b)) {

@@ -52,7 +52,7 @@ pub const HIDDEN: &[&str] = &[
 pub const UNKNOWN_LEADER: &str = "pipeline_leader_not_in_view";
 
 /// (container, local id) of an event's block.
-fn block_of(e: &Event) -> Option<(u64, u64)> {
+pub(crate) fn block_of(e: &Event) -> Option<(u64, u64)> {
     match e.field("block")? {
         Value::BlockId {
             container, local, ..
@@ -126,7 +126,7 @@ pub struct Table {
 /// Datanodes, as the monitor sees them: nodes the logs say run a datanode, and nodes of unknown service
 /// with block lines.
 fn on_dn(timeline: &Timeline, e: &Event) -> bool {
-    e.node.is_some() && timeline.plays(e.node_key, &super::monitor::ABOUT.role)
+    e.node.is_some() && timeline.plays(e.node_key, &super::ABOUT.role)
 }
 
 /// The block the export follows: the first one a datanode commits after finalizing it (the block the logs

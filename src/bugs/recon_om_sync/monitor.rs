@@ -14,35 +14,14 @@
 //! view leaves the rebuild unknown. A full snapshot fetched by `start()` (local OM DB failed to open) queues no
 //! reprocess: onto an earlier lineage, with no reprocess queued by the reconciliation, Recon serves stale tables.
 
+use super::ABOUT;
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
-use crate::model::{
-    invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Role, Spec, Violation,
-};
+use crate::model::{invariant, About, Ctx, Instance, Knowledge, Model, Violation};
 use crate::value::Value;
-use crate::vocab::{Component, EventKind};
+use crate::vocab::EventKind;
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
-
-const INVARIANTS: &[Invariant] = &[Invariant {
-    name: "DerivedTasksMatchOmLineage",
-    code: "OZ-RECON-001",
-    summary: "Recon serves derived tables built from an earlier OM lineage",
-    advice: "Recon's container-key, namespace and file-size views show rows the current OM does not have, and will not heal by themselves. Trigger a full reprocess (restart Recon after deleting its task status rows, or `POST /api/v1/triggerdbsync/om`) and check the views afterwards.",
-    signature: &[],
-}];
-
-pub(crate) const ABOUT: About = About {
-    name: "recon-om-sync",
-    spec: Spec {
-            module: "ReconOmSync",
-            path: "traces/recon-om-sync/ReconOmSync.tla",
-            issue: "HDDS-16462",
-        },
-    invariants: INVARIANTS,
-    role: Role::or_unknown(Component::Recon),
-    nothing_checked: "no full snapshot with an earlier sequence number in view (`Sequence number after sync` before and after `Successfully updated Recon OM DB with new snapshot.`)",
-};
 
 /// A full snapshot left Recon at or below a sequence number it had processed: a new OM lineage, so every
 /// derived task must be rebuilt.

@@ -65,7 +65,7 @@ fn recon_node(timeline: &Timeline) -> Option<(u32, String)> {
         if e.component != Component::Recon {
             return None;
         }
-        match cx.instance(&e, &super::monitor::ABOUT.role) {
+        match cx.instance(&e, &super::ABOUT.role) {
             Instance::Of(node, key) => Some((key, node.to_string())),
             _ => None,
         }

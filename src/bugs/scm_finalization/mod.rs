@@ -1,5 +1,6 @@
-//! HDDS-17089: SCM upgrade finalization across a snapshot install. The description (invariants, codes, advice, spec citation) is
-//! [`monitor::ABOUT`]; the spec is `traces/scm-finalization/ScmFinalization.tla`.
+//! HDDS-17089: SCM upgrade finalization across a snapshot install.
+//! Its description (invariants, codes, advice, spec citation) is [`ABOUT`], which the monitor and the
+//! witness both read; the spec is `traces/scm-finalization/ScmFinalization.tla`.
 
 pub mod logs;
 pub mod mirror;
@@ -7,9 +8,40 @@ pub mod monitor;
 pub mod witness;
 
 use super::Bug;
+use crate::model::{About, Invariant, Role, Spec};
+use crate::vocab::Component;
+
+const INVARIANTS: &[Invariant] = &[
+    Invariant {
+        name: "VersionFileCoversDb",
+        code: "OZ-SCM-FIN-001",
+        summary: "an SCM restarted pre-finalized on top of a DB that a checkpoint had finalized",
+        advice: "This SCM will fence every finalized datanode. Run `ozone admin scm finalizeupgrade` again (this SCM applies it), or reinstall its DB from the leader; then restart the datanodes it shut down.",
+        signature: &[],
+    },
+    Invariant {
+        name: "NoFinalizedDatanodeFenced",
+        code: "OZ-SCM-FIN-002",
+        summary: "an SCM fenced a datanode although the cluster is finalized to the datanode's version",
+        advice: "The fencing SCM runs behind its peers' finalization and shuts down every finalized datanode that registers with it. Finalize it (`ozone admin scm finalizeupgrade`), then restart the stopped datanodes.",
+        signature: &[],
+    },
+];
+
+pub(crate) const ABOUT: About = About {
+    name: "scm-finalization",
+    spec: Spec {
+            module: "ScmFinalization",
+            path: "traces/scm-finalization/ScmFinalization.tla",
+            issue: "HDDS-17089",
+        },
+    invariants: INVARIANTS,
+    role: Role::known(Component::Scm),
+    nothing_checked: "no checkpoint install that raised the apparent version (`New snapshot received with higher apparent version`) and no datanode fencing in view",
+};
 
 pub const BUG: Bug = Bug {
-    about: &monitor::ABOUT,
+    about: &ABOUT,
     monitor: || Box::new(monitor::ScmFinalization::default()),
     mirror: &crate::spec::Mirrored::<mirror::ScmFinalization>::new(),
     refinement: crate::refinement::Refinement::of::<mirror::ScmFinalization, logs::Renderer>(

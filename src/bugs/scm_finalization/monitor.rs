@@ -7,45 +7,15 @@
 //! version A`). Actions: `ReplaceDb(s)`, `FinalizeFromSnapshot(s)`, `Crash(s)`/`Stop(s)`/`Restart(s)`,
 //! `ApplyEntry(s)` (a finalize step), `FenceDatanode(s, d)`.
 
+use super::ABOUT;
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
-use crate::model::{
-    invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Role, Spec, Violation,
-};
+use crate::model::{invariant, About, Ctx, Instance, Knowledge, Model, Violation};
 use crate::value::Value;
-use crate::vocab::{Component, EventKind};
+use crate::vocab::EventKind;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-
-const INVARIANTS: &[Invariant] = &[
-    Invariant {
-        name: "VersionFileCoversDb",
-        code: "OZ-SCM-FIN-001",
-        summary: "an SCM restarted pre-finalized on top of a DB that a checkpoint had finalized",
-        advice: "This SCM will fence every finalized datanode. Run `ozone admin scm finalizeupgrade` again (this SCM applies it), or reinstall its DB from the leader; then restart the datanodes it shut down.",
-        signature: &[],
-    },
-    Invariant {
-        name: "NoFinalizedDatanodeFenced",
-        code: "OZ-SCM-FIN-002",
-        summary: "an SCM fenced a datanode although the cluster is finalized to the datanode's version",
-        advice: "The fencing SCM runs behind its peers' finalization and shuts down every finalized datanode that registers with it. Finalize it (`ozone admin scm finalizeupgrade`), then restart the stopped datanodes.",
-        signature: &[],
-    },
-];
-
-pub(crate) const ABOUT: About = About {
-    name: "scm-finalization",
-    spec: Spec {
-            module: "ScmFinalization",
-            path: "traces/scm-finalization/ScmFinalization.tla",
-            issue: "HDDS-17089",
-        },
-    invariants: INVARIANTS,
-    role: Role::known(Component::Scm),
-    nothing_checked: "no checkpoint install that raised the apparent version (`New snapshot received with higher apparent version`) and no datanode fencing in view",
-};
 
 #[derive(Debug, Clone)]
 struct Version {

@@ -140,7 +140,7 @@ impl Table {
         let events = &timeline.events;
         let is_scm = |i: usize| {
             let h = events.head(i);
-            h.has_node() && timeline.plays(h.node, &super::monitor::ABOUT.role)
+            h.has_node() && timeline.plays(h.node, &super::ABOUT.role)
         };
         let test_output = |i: usize| timeline.is_test_output(events.head(i).span.input);
         let dn_value = |e: &Event| {

@@ -1,5 +1,6 @@
-//! HDDS-16923: secret keys an SCM installs with a Raft snapshot. The description (invariants, codes, advice, spec citation) is
-//! [`monitor::ABOUT`]; the spec is `traces/scm-secret-keys/ScmSecretKeys.tla`.
+//! HDDS-16923: secret keys an SCM installs with a Raft snapshot.
+//! Its description (invariants, codes, advice, spec citation) is [`ABOUT`], which the monitor and the
+//! witness both read; the spec is `traces/scm-secret-keys/ScmSecretKeys.tla`.
 
 pub mod logs;
 pub mod mirror;
@@ -7,9 +8,43 @@ pub mod monitor;
 pub mod witness;
 
 use super::Bug;
+use crate::model::{About, Invariant, Role, Spec};
+use crate::vocab::Component;
+
+const INVARIANTS: &[Invariant] = &[
+    Invariant {
+        name: "KeyFileCoversDb",
+        code: "OZ-SCM-KEYS-001",
+        summary: "an SCM stopped after replacing scm.db with the leader's checkpoint but before saving the leader's secret keys",
+        advice: "Do not let this SCM become leader until a key rotation has reached it (or run `ozone admin scm transfer` to another SCM); check that its secret_keys.json holds every unexpired key of the leader. The fix saves the keys before the DB swap.",
+        signature: &["SecretKeysSaved: `Saved [...] to file .../secret_keys.json` after `Replaced DB with checkpoint` and before the SCM stops: without it the key file never caught up with the installed DB"],
+    },
+    Invariant {
+        name: "NoUnexpiredKeyDropped",
+        code: "OZ-SCM-KEYS-002",
+        summary: "an SCM applied a secret key set that drops keys that have not expired",
+        advice: "Tokens signed with the dropped keys now fail (`Can't find the signing secret key`). Run `ozone admin om fetch-key` so OM signs with the new key, and expect clients with old tokens to fail until they renew.",
+        signature: &[],
+    },
+];
+
+pub(crate) const ABOUT: About = About {
+    name: "scm-secret-keys",
+    spec: Spec {
+            module: "ScmSecretKeys",
+            path: "traces/scm-secret-keys/ScmSecretKeys.tla",
+            issue: "HDDS-16923",
+        },
+    invariants: INVARIANTS,
+    role: Role {
+        service: Component::Scm,
+        unknown_service_if: witness::is_key_line,
+    },
+    nothing_checked: "no snapshot install with secret keys (`Got secret keys from leaders [...]` then `Replaced DB with checkpoint`) and no unexpired key history in view; security may be off, or the logs start after those steps",
+};
 
 pub const BUG: Bug = Bug {
-    about: &monitor::ABOUT,
+    about: &ABOUT,
     monitor: || Box::new(monitor::ScmSecretKeys::default()),
     mirror: &crate::spec::Mirrored::<mirror::ScmSecretKeys>::new(),
     refinement: crate::refinement::Refinement::of::<mirror::ScmSecretKeys, logs::Renderer>(

@@ -7,49 +7,16 @@
 //! `SCMStateMachine is reinitializing`, `FailSave(s)`/`Stop(s)` = a stop line, `Crash(s)` = a STARTUP_MSG with no
 //! shutdown before it, `ReplicateKeys(s)`/`BecomeLeader(s)` = the key sets applied.
 
+use super::ABOUT;
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
-use crate::model::{
-    invariant, About, Ctx, Instance, Invariant, Knowledge, Model, Role, Spec, Violation,
-};
+use crate::model::{invariant, About, Ctx, Instance, Knowledge, Model, Violation};
 use crate::time::Timestamp;
 use crate::value::{SecretKeyInfo, Value};
 use crate::vocab::{Component, EventKind};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeSet;
 use std::sync::Arc;
-
-const INVARIANTS: &[Invariant] = &[
-    Invariant {
-        name: "KeyFileCoversDb",
-        code: "OZ-SCM-KEYS-001",
-        summary: "an SCM stopped after replacing scm.db with the leader's checkpoint but before saving the leader's secret keys",
-        advice: "Do not let this SCM become leader until a key rotation has reached it (or run `ozone admin scm transfer` to another SCM); check that its secret_keys.json holds every unexpired key of the leader. The fix saves the keys before the DB swap.",
-        signature: &["SecretKeysSaved: `Saved [...] to file .../secret_keys.json` after `Replaced DB with checkpoint` and before the SCM stops: without it the key file never caught up with the installed DB"],
-    },
-    Invariant {
-        name: "NoUnexpiredKeyDropped",
-        code: "OZ-SCM-KEYS-002",
-        summary: "an SCM applied a secret key set that drops keys that have not expired",
-        advice: "Tokens signed with the dropped keys now fail (`Can't find the signing secret key`). Run `ozone admin om fetch-key` so OM signs with the new key, and expect clients with old tokens to fail until they renew.",
-        signature: &[],
-    },
-];
-
-pub(crate) const ABOUT: About = About {
-    name: "scm-secret-keys",
-    spec: Spec {
-            module: "ScmSecretKeys",
-            path: "traces/scm-secret-keys/ScmSecretKeys.tla",
-            issue: "HDDS-16923",
-        },
-    invariants: INVARIANTS,
-    role: Role {
-        service: Component::Scm,
-        unknown_service_if: super::witness::is_key_line,
-    },
-    nothing_checked: "no snapshot install with secret keys (`Got secret keys from leaders [...]` then `Replaced DB with checkpoint`) and no unexpired key history in view; security may be off, or the logs start after those steps",
-};
 
 /// The largest offset of any time zone from UTC (+14:00), in milliseconds.
 use crate::clock::{Offset, MAX_UTC_OFFSET_MS};

@@ -125,7 +125,7 @@ impl Table {
         };
         // The SCMs, as the monitor sees them: nodes the logs say run SCM, or of unknown service that log a
         // secret-key line.
-        if !timeline.plays(e.node_key, &super::monitor::ABOUT.role) {
+        if !timeline.plays(e.node_key, &super::ABOUT.role) {
             return;
         }
         let s = model_value_for(name);
