@@ -86,7 +86,13 @@ pub struct Timeline {
     /// The event kinds each node logs (by `Event::node_key`), as bit sets over [`EventKind::ALL`]: what
     /// [`Timeline::plays`] asks of nodes whose service the logs do not tell.
     kinds_by_node: Vec<Vec<u64>>,
+    /// What [`Timeline::earliest_date_from`] answers, one value per [`DATE_FLOOR_BLOCK`] events.
+    date_floor: Vec<i64>,
 }
+
+/// Events per value of [`Timeline::earliest_date_from`]: a few bytes per block, so the answer costs no
+/// memory per event.
+pub const DATE_FLOOR_BLOCK: usize = 1024;
 
 /// Scans every input (in parallel) and merges their events.
 pub fn build(
@@ -427,9 +433,11 @@ pub fn from_inputs(
         }
     }
     let clocks = Clocks::learn(&events, &node_names, &skew_warnings, max_skew_ms);
+    let date_floor = date_floor(&events);
     crate::timings::phase("merge: renumbering, nodes and lifecycle", &mut clock);
     let mut timeline = Timeline {
         kinds_by_node,
+        date_floor,
         life,
         inputs,
         events,
@@ -447,7 +455,37 @@ pub fn from_inputs(
     timeline
 }
 
+/// For each block of [`DATE_FLOOR_BLOCK`] events, the earliest local time (ms) of the events from the
+/// block's start to the end of the timeline; `i64::MIN` where one of them is undated (a time without a date
+/// or none), `i64::MAX` where there are no events left.
+fn date_floor(events: &EventStore) -> Vec<i64> {
+    let blocks = events.len().div_ceil(DATE_FLOOR_BLOCK);
+    let mut floor = vec![i64::MAX; blocks];
+    let mut earliest = i64::MAX;
+    for (i, h) in events.heads().enumerate().rev() {
+        earliest = match h.time() {
+            Some(t) if t.has_date => earliest.min(t.millis),
+            _ => i64::MIN,
+        };
+        if i % DATE_FLOOR_BLOCK == 0 {
+            floor[i / DATE_FLOOR_BLOCK] = earliest;
+        }
+    }
+    floor
+}
+
 impl Timeline {
+    /// No event at index `index` or later is dated before this local time (ms; `i64::MIN` when one of them
+    /// is undated, `i64::MAX` when none is left). Merged order is not time order (a clock steps back, a
+    /// causal edge wins over clocks), so this is what tells a monitor that a fact of the past can no longer
+    /// matter to any later line.
+    pub fn earliest_date_from(&self, index: usize) -> i64 {
+        self.date_floor
+            .get(index / DATE_FLOOR_BLOCK)
+            .copied()
+            .unwrap_or(i64::MAX)
+    }
+
     /// Takes the user's `--log-utc-offset` values, and warns (on the input of the node's first event) about every
     /// node whose clock its lines contradict.
     pub fn set_utc_offsets(&mut self, given: GivenOffsets) {

@@ -41,11 +41,17 @@ pub(crate) const ABOUT: About = About {
     nothing_checked: "no block was finalized in view (`Block has been finalized`); PutBlocks are only visible with `log4j.logger.org.apache.hadoop.ozone.container.keyvalue.impl.BlockManagerImpl=DEBUG`",
 };
 
+/// What a datanode's monitor remembers grows with the blocks it finalized (one per lease recovery), not
+/// with its lines, and is never pruned: a finalized block stays finalized (the datanode persists it with
+/// the container), and a PutBlock that reaches it any time later (a Ratis log replayed after a restart) is
+/// exactly the violation. Only a container's close or deletion would end that, and the grammar reads no
+/// such line (`Block ... persisted for closed container` shows PutBlocks do reach closed containers).
 #[derive(Debug, Default)]
 struct Datanode {
     /// `finalized[d]`: (container, local id) → the `Block has been finalized` line.
     finalized: HashMap<(u64, u64), usize>,
-    /// The `Finalized Block request received` line of each block, for the causal chain.
+    /// The `Finalized Block request received` line of each block, for the causal chain. Kept like
+    /// `finalized`: a request with no finalization after it makes a later PutBlock undecidable.
     requested: HashMap<(u64, u64), usize>,
     /// BlockManagerImpl's DEBUG lines are in these logs, so PutBlocks are visible.
     debug_visible: bool,

@@ -111,6 +111,9 @@ struct Recon {
     synced_since_start: bool,
 }
 
+/// What the monitor remembers is one [`Recon`] per Recon node: sequence numbers and lines of the last
+/// sync, and sets of derived task names (the fixed set of tasks Recon registers), never a value per
+/// line, so a long log needs no pruning.
 #[derive(Default)]
 pub struct ReconOmSync {
     recons: HashMap<u32, Recon>,
