@@ -74,6 +74,17 @@ fn block(e: &Event) -> Option<(u64, u64)> {
     }
 }
 
+impl DnFinalizeBlock {
+    /// How many blocks the monitor remembers, over every datanode.
+    #[cfg(test)]
+    fn blocks_remembered(&self) -> usize {
+        self.datanodes
+            .values()
+            .map(|d| d.finalized.len() + d.requested.len())
+            .sum()
+    }
+}
+
 impl Model for DnFinalizeBlock {
     fn about(&self) -> &'static About {
         &ABOUT
@@ -249,6 +260,35 @@ mod tests {
                 ("chunks", Value::U64(1)),
             ],
         )
+    }
+
+    /// Thirty days of a datanode committing PutBlocks every minute and finalizing one block a day: the
+    /// monitor remembers the finalized blocks (and their requests), never the PutBlocks, which are the
+    /// lines. What it keeps grows with the finalizations; see `Datanode` for why those are never pruned.
+    #[test]
+    fn a_month_of_put_blocks_remembers_only_the_finalized_blocks() {
+        use crate::model::{Ctx, Model};
+        const MINUTE: i64 = 60_000;
+        let mut lines = Vec::new();
+        for m in 0..30 * 24 * 60 {
+            let day = m / (24 * 60) + 1;
+            // Block 1 of container `day` is finalized at the day's last minute; PutBlocks go to block 2.
+            lines.push(committed("dn1", m * MINUTE, day as u64, 2, m as u64));
+            if m % (24 * 60) == 24 * 60 - 1 {
+                lines.push(received("dn1", m * MINUTE + 100, day as u64, 1));
+                lines.push(finalized("dn1", m * MINUTE + 200, day as u64, 1));
+            }
+        }
+        let tl = crate::model::testkit::timeline(vec![daemon("datanode", "dn1", lines)]);
+        let cx = Ctx { timeline: &tl };
+        let mut m = super::DnFinalizeBlock::default();
+        let mut out = Vec::new();
+        for (i, e) in tl.events.iter().enumerate() {
+            m.step(&cx, i, &e, tl.life[i], &mut out);
+        }
+        assert!(out.is_empty(), "{out:?}");
+        assert_eq!(tl.events.len(), 30 * 24 * 60 + 60);
+        assert_eq!(m.blocks_remembered(), 2 * 30);
     }
 
     #[test]
