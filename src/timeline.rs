@@ -1785,52 +1785,62 @@ mod tests {
     }
 
     /// Events whose fields and excerpts were moved to the spill file read back to the same check, JSON
-    /// report for JSON report, on every scenario (per-node logs and merged test output, healthy and
-    /// violating): the arena's file path changes nothing a user sees.
+    /// report for JSON report (`--all`), on every directory of logs under `tests/fixtures` (scenarios
+    /// healthy and violating, per-node and merged test output, real Ozone, surefire reports, lifecycle and
+    /// fuzz cases): the arena's file path changes nothing a user sees.
     #[test]
     fn a_check_of_spilled_events_is_the_check_of_events_in_memory() {
         let grammar = Grammar::embedded().unwrap();
-        let root =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scenarios");
-        let mut runs = 0;
-        for model in crate::bugs::BUGS.iter().map(|b| b.about.name) {
-            for case in ["healthy", "violating"] {
-                for merged in [false, true] {
-                    let dir = root.join(model).join(case);
-                    let dir = if merged { dir.join("merged") } else { dir };
-                    if !dir.is_dir() {
-                        continue;
-                    }
-                    let args = vec![dir.to_string_lossy().into_owned()];
-                    let sources = crate::input::resolve(&args).unwrap();
-                    let check = |spill: bool| {
-                        let (stats, per_input, test) =
-                            scan_all(&sources, &grammar, &ScanOptions::default(), &|_, _| {});
-                        let per_input = per_input
-                            .into_iter()
-                            .map(|store| {
-                                if !spill {
-                                    return store;
-                                }
-                                let mut spilled = InputEvents::spilling();
-                                for e in store.events() {
-                                    spilled.push(e);
-                                }
-                                spilled
-                            })
-                            .collect();
-                        let tl = from_inputs(stats, per_input, test, DEFAULT_MAX_SKEW_MS);
-                        let reports = crate::check::replay(&tl, crate::check::monitors(&[]));
-                        crate::render::report::to_json(&tl, &reports, true)
-                    };
-                    let (memory, spilled) = (check(false), check(true));
-                    assert!(memory["models"].as_array().is_some_and(|m| !m.is_empty()));
-                    assert_eq!(memory, spilled, "{model}/{case} merged={merged}");
-                    runs += 1;
-                }
-            }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut dirs: Vec<std::path::PathBuf> = walkdir::WalkDir::new(&root)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_dir())
+            .map(|e| e.into_path())
+            .filter(|d| {
+                std::fs::read_dir(d).is_ok_and(|mut entries| {
+                    entries.any(|f| {
+                        f.is_ok_and(|f| {
+                            crate::input::is_log_file_name(&f.file_name().to_string_lossy())
+                        })
+                    })
+                })
+            })
+            .collect();
+        dirs.sort();
+        let (mut runs, mut violated) = (0, 0);
+        for dir in &dirs {
+            let args = vec![dir.to_string_lossy().into_owned()];
+            let sources = crate::input::resolve(&args).unwrap();
+            let check = |spill: bool| {
+                let (stats, per_input, test) =
+                    scan_all(&sources, &grammar, &ScanOptions::default(), &|_, _| {});
+                let per_input = per_input
+                    .into_iter()
+                    .map(|store| {
+                        if !spill {
+                            return store;
+                        }
+                        let mut spilled = InputEvents::spilling();
+                        for e in store.events() {
+                            spilled.push(e);
+                        }
+                        spilled
+                    })
+                    .collect();
+                let tl = from_inputs(stats, per_input, test, DEFAULT_MAX_SKEW_MS);
+                let reports = crate::check::replay(&tl, crate::check::monitors(&[]));
+                crate::render::report::to_json(&tl, &reports, true)
+            };
+            let (memory, spilled) = (check(false), check(true));
+            assert!(memory["models"].as_array().is_some_and(|m| !m.is_empty()));
+            assert_eq!(memory, spilled, "{}", dir.display());
+            runs += 1;
+            let models = memory["models"].as_array().into_iter().flatten();
+            violated += models.filter(|m| m["verdict"] == "violated").count();
         }
-        assert!(runs >= 8, "{runs} scenario directories");
+        assert!(runs >= 40, "{runs} fixture directories");
+        assert!(violated >= 8, "{violated} violated verdicts");
     }
 
     #[test]
