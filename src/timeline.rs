@@ -86,7 +86,13 @@ pub struct Timeline {
     /// The event kinds each node logs (by `Event::node_key`), as bit sets over [`EventKind::ALL`]: what
     /// [`Timeline::plays`] asks of nodes whose service the logs do not tell.
     kinds_by_node: Vec<Vec<u64>>,
+    /// What [`Timeline::earliest_date_from`] answers, one value per [`DATE_FLOOR_BLOCK`] events.
+    date_floor: Vec<i64>,
 }
+
+/// Events per value of [`Timeline::earliest_date_from`]: a few bytes per block, so the answer costs no
+/// memory per event.
+pub const DATE_FLOOR_BLOCK: usize = 1024;
 
 /// Scans every input (in parallel) and merges their events.
 pub fn build(
@@ -427,9 +433,11 @@ pub fn from_inputs(
         }
     }
     let clocks = Clocks::learn(&events, &node_names, &skew_warnings, max_skew_ms);
+    let date_floor = date_floor(&events);
     crate::timings::phase("merge: renumbering, nodes and lifecycle", &mut clock);
     let mut timeline = Timeline {
         kinds_by_node,
+        date_floor,
         life,
         inputs,
         events,
@@ -447,7 +455,37 @@ pub fn from_inputs(
     timeline
 }
 
+/// For each block of [`DATE_FLOOR_BLOCK`] events, the earliest local time (ms) of the events from the
+/// block's start to the end of the timeline; `i64::MIN` where one of them is undated (a time without a date
+/// or none), `i64::MAX` where there are no events left.
+fn date_floor(events: &EventStore) -> Vec<i64> {
+    let blocks = events.len().div_ceil(DATE_FLOOR_BLOCK);
+    let mut floor = vec![i64::MAX; blocks];
+    let mut earliest = i64::MAX;
+    for (i, h) in events.heads().enumerate().rev() {
+        earliest = match h.time() {
+            Some(t) if t.has_date => earliest.min(t.millis),
+            _ => i64::MIN,
+        };
+        if i % DATE_FLOOR_BLOCK == 0 {
+            floor[i / DATE_FLOOR_BLOCK] = earliest;
+        }
+    }
+    floor
+}
+
 impl Timeline {
+    /// No event at index `index` or later is dated before this local time (ms; `i64::MIN` when one of them
+    /// is undated, `i64::MAX` when none is left). Merged order is not time order (a clock steps back, a
+    /// causal edge wins over clocks), so this is what tells a monitor that a fact of the past can no longer
+    /// matter to any later line.
+    pub fn earliest_date_from(&self, index: usize) -> i64 {
+        self.date_floor
+            .get(index / DATE_FLOOR_BLOCK)
+            .copied()
+            .unwrap_or(i64::MAX)
+    }
+
     /// Takes the user's `--log-utc-offset` values, and warns (on the input of the node's first event) about every
     /// node whose clock its lines contradict.
     pub fn set_utc_offsets(&mut self, given: GivenOffsets) {
@@ -1747,52 +1785,62 @@ mod tests {
     }
 
     /// Events whose fields and excerpts were moved to the spill file read back to the same check, JSON
-    /// report for JSON report, on every scenario (per-node logs and merged test output, healthy and
-    /// violating): the arena's file path changes nothing a user sees.
+    /// report for JSON report (`--all`), on every directory of logs under `tests/fixtures` (scenarios
+    /// healthy and violating, per-node and merged test output, real Ozone, surefire reports, lifecycle and
+    /// fuzz cases): the arena's file path changes nothing a user sees.
     #[test]
     fn a_check_of_spilled_events_is_the_check_of_events_in_memory() {
         let grammar = Grammar::embedded().unwrap();
-        let root =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scenarios");
-        let mut runs = 0;
-        for model in crate::bugs::BUGS.iter().map(|b| b.about.name) {
-            for case in ["healthy", "violating"] {
-                for merged in [false, true] {
-                    let dir = root.join(model).join(case);
-                    let dir = if merged { dir.join("merged") } else { dir };
-                    if !dir.is_dir() {
-                        continue;
-                    }
-                    let args = vec![dir.to_string_lossy().into_owned()];
-                    let sources = crate::input::resolve(&args).unwrap();
-                    let check = |spill: bool| {
-                        let (stats, per_input, test) =
-                            scan_all(&sources, &grammar, &ScanOptions::default(), &|_, _| {});
-                        let per_input = per_input
-                            .into_iter()
-                            .map(|store| {
-                                if !spill {
-                                    return store;
-                                }
-                                let mut spilled = InputEvents::spilling();
-                                for e in store.events() {
-                                    spilled.push(e);
-                                }
-                                spilled
-                            })
-                            .collect();
-                        let tl = from_inputs(stats, per_input, test, DEFAULT_MAX_SKEW_MS);
-                        let reports = crate::check::replay(&tl, crate::check::monitors(&[]));
-                        crate::render::report::to_json(&tl, &reports, true)
-                    };
-                    let (memory, spilled) = (check(false), check(true));
-                    assert!(memory["models"].as_array().is_some_and(|m| !m.is_empty()));
-                    assert_eq!(memory, spilled, "{model}/{case} merged={merged}");
-                    runs += 1;
-                }
-            }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut dirs: Vec<std::path::PathBuf> = walkdir::WalkDir::new(&root)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_dir())
+            .map(|e| e.into_path())
+            .filter(|d| {
+                std::fs::read_dir(d).is_ok_and(|mut entries| {
+                    entries.any(|f| {
+                        f.is_ok_and(|f| {
+                            crate::input::is_log_file_name(&f.file_name().to_string_lossy())
+                        })
+                    })
+                })
+            })
+            .collect();
+        dirs.sort();
+        let (mut runs, mut violated) = (0, 0);
+        for dir in &dirs {
+            let args = vec![dir.to_string_lossy().into_owned()];
+            let sources = crate::input::resolve(&args).unwrap();
+            let check = |spill: bool| {
+                let (stats, per_input, test) =
+                    scan_all(&sources, &grammar, &ScanOptions::default(), &|_, _| {});
+                let per_input = per_input
+                    .into_iter()
+                    .map(|store| {
+                        if !spill {
+                            return store;
+                        }
+                        let mut spilled = InputEvents::spilling();
+                        for e in store.events() {
+                            spilled.push(e);
+                        }
+                        spilled
+                    })
+                    .collect();
+                let tl = from_inputs(stats, per_input, test, DEFAULT_MAX_SKEW_MS);
+                let reports = crate::check::replay(&tl, crate::check::monitors(&[]));
+                crate::render::report::to_json(&tl, &reports, true)
+            };
+            let (memory, spilled) = (check(false), check(true));
+            assert!(memory["models"].as_array().is_some_and(|m| !m.is_empty()));
+            assert_eq!(memory, spilled, "{}", dir.display());
+            runs += 1;
+            let models = memory["models"].as_array().into_iter().flatten();
+            violated += models.filter(|m| m["verdict"] == "violated").count();
         }
-        assert!(runs >= 8, "{runs} scenario directories");
+        assert!(runs >= 40, "{runs} fixture directories");
+        assert!(violated >= 8, "{violated} violated verdicts");
     }
 
     #[test]

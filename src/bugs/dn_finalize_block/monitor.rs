@@ -18,11 +18,17 @@ use rustc_hash::FxHashMap as HashMap;
 pub const DEBUG_LINE: &str =
     "log4j.logger.org.apache.hadoop.ozone.container.keyvalue.impl.BlockManagerImpl=DEBUG";
 
+/// What a datanode's monitor remembers grows with the blocks it finalized (one per lease recovery), not
+/// with its lines, and is never pruned: a finalized block stays finalized (the datanode persists it with
+/// the container), and a PutBlock that reaches it any time later (a Ratis log replayed after a restart) is
+/// exactly the violation. Only a container's close or deletion would end that, and the grammar reads no
+/// such line (`Block ... persisted for closed container` shows PutBlocks do reach closed containers).
 #[derive(Debug, Default)]
 struct Datanode {
     /// `finalized[d]`: (container, local id) → the `Block has been finalized` line.
     finalized: HashMap<(u64, u64), usize>,
-    /// The `Finalized Block request received` line of each block, for the causal chain.
+    /// The `Finalized Block request received` line of each block, for the causal chain. Kept like
+    /// `finalized`: a request with no finalization after it makes a later PutBlock undecidable.
     requested: HashMap<(u64, u64), usize>,
     /// BlockManagerImpl's DEBUG lines are in these logs, so PutBlocks are visible.
     debug_visible: bool,
@@ -34,6 +40,17 @@ pub struct DnFinalizeBlock {
     knowledge: Knowledge,
     /// The observer's witness half (for `export`), fed by the same pass.
     table: super::witness::Table,
+}
+
+impl DnFinalizeBlock {
+    /// How many blocks the monitor remembers, over every datanode.
+    #[cfg(test)]
+    fn blocks_remembered(&self) -> usize {
+        self.datanodes
+            .values()
+            .map(|d| d.finalized.len() + d.requested.len())
+            .sum()
+    }
 }
 
 impl Model for DnFinalizeBlock {
@@ -211,6 +228,35 @@ mod tests {
                 ("chunks", Value::U64(1)),
             ],
         )
+    }
+
+    /// Thirty days of a datanode committing PutBlocks every minute and finalizing one block a day: the
+    /// monitor remembers the finalized blocks (and their requests), never the PutBlocks, which are the
+    /// lines. What it keeps grows with the finalizations; see `Datanode` for why those are never pruned.
+    #[test]
+    fn a_month_of_put_blocks_remembers_only_the_finalized_blocks() {
+        use crate::model::{Ctx, Model};
+        const MINUTE: i64 = 60_000;
+        let mut lines = Vec::new();
+        for m in 0..30 * 24 * 60 {
+            let day = m / (24 * 60) + 1;
+            // Block 1 of container `day` is finalized at the day's last minute; PutBlocks go to block 2.
+            lines.push(committed("dn1", m * MINUTE, day as u64, 2, m as u64));
+            if m % (24 * 60) == 24 * 60 - 1 {
+                lines.push(received("dn1", m * MINUTE + 100, day as u64, 1));
+                lines.push(finalized("dn1", m * MINUTE + 200, day as u64, 1));
+            }
+        }
+        let tl = crate::model::testkit::timeline(vec![daemon("datanode", "dn1", lines)]);
+        let cx = Ctx { timeline: &tl };
+        let mut m = super::DnFinalizeBlock::default();
+        let mut out = Vec::new();
+        for (i, e) in tl.events.iter().enumerate() {
+            m.step(&cx, i, &e, tl.life[i], &mut out);
+        }
+        assert!(out.is_empty(), "{out:?}");
+        assert_eq!(tl.events.len(), 30 * 24 * 60 + 60);
+        assert_eq!(m.blocks_remembered(), 2 * 30);
     }
 
     #[test]

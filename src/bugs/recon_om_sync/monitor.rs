@@ -90,10 +90,30 @@ struct Recon {
     synced_since_start: bool,
 }
 
+/// What the monitor remembers is one [`Recon`] per Recon node: sequence numbers and lines of the last
+/// sync, and sets of derived task names (the fixed set of tasks Recon registers), never a value per
+/// line, so a long log needs no pruning.
 #[derive(Default)]
 pub struct ReconOmSync {
     recons: HashMap<u32, Recon>,
     knowledge: Knowledge,
+}
+
+impl ReconOmSync {
+    /// How many task names and lines the monitor remembers, over every Recon (what a long log must not grow).
+    #[cfg(test)]
+    fn remembered(&self) -> usize {
+        self.recons
+            .values()
+            .map(|r| {
+                let due = r
+                    .rebuild
+                    .as_ref()
+                    .map_or(0, |d| d.completed.len() + d.started.len());
+                1 + r.running.len() + r.registered.len() + due
+            })
+            .sum()
+    }
 }
 
 fn seq(e: &Event) -> Option<i64> {
@@ -626,6 +646,65 @@ mod tests {
         }
         v.push(ev(OmServiceProviderStarted, R, at + 300, vec![]));
         v
+    }
+
+    /// A long log needs no pruning here: thirty days of a Recon that syncs every ten minutes, reprocesses
+    /// its tasks after a daily full snapshot and restarts daily remembers no more than three days of it.
+    #[test]
+    fn a_month_of_syncs_and_rebuilds_keeps_the_state_of_a_few_days() {
+        use crate::model::{Ctx, Model};
+        const MINUTE: i64 = 60_000;
+        const DAY: i64 = 86_400_000;
+        let tasks = [
+            "NSSummaryTask",
+            "ContainerKeyMapperTask",
+            "FileSizeCountTask",
+        ];
+        let days = |n: i64| {
+            let mut v = vec![started(0)];
+            v.extend(tasks.map(|t| ev(TaskStatusRegistered, R, 10, vec![("task", text(t))])));
+            let mut seq = 0;
+            for d in 0..n {
+                let day = d * DAY;
+                for tick in 1..24 * 6 {
+                    let ms = day + tick * 10 * MINUTE;
+                    seq += 10;
+                    v.push(ev(SyncStarted, R, ms, vec![("seq", Value::I64(seq - 10))]));
+                    v.push(synced(ms + 100, seq));
+                }
+                // A new OM lineage each day: a full snapshot, then every task rebuilt.
+                let ms = day + 23 * 60 * MINUTE + 50 * MINUTE;
+                v.push(ev(DeltaFallbackToFullSnapshot, R, ms, vec![]));
+                v.push(ev(FullSnapshotInstalled, R, ms + 100, vec![]));
+                seq = 5;
+                v.push(synced(ms + 200, seq));
+                v.push(ev(ReinitProcessing, R, ms + 300, vec![]));
+                for (k, t) in tasks.iter().enumerate() {
+                    let at = ms + 400 + k as i64 * 100;
+                    v.push(ev(TaskStarted, R, at, vec![("task", text(t))]));
+                    v.push(ev(TaskCompleted, R, at + 50, vec![("task", text(t))]));
+                }
+                v.push(ev(ReinitCompleted, R, ms + 1_000, vec![]));
+                v.extend(restart_and_serve(ms + 2_000, false));
+            }
+            v
+        };
+        let most = |n: i64| {
+            let tl = crate::model::testkit::timeline(vec![daemon("recon", R, days(n))]);
+            let cx = Ctx { timeline: &tl };
+            let mut m = super::ReconOmSync::default();
+            let (mut most, mut out) = (0, Vec::new());
+            for (i, e) in tl.events.iter().enumerate() {
+                m.step(&cx, i, &e, tl.life[i], &mut out);
+                most = most.max(m.remembered());
+            }
+            assert!(out.is_empty(), "{out:?}");
+            assert!(m.knowledge().checks >= n as usize, "{:?}", m.knowledge());
+            most
+        };
+        let (short, long) = (most(3), most(30));
+        assert!(short > 1, "{short}");
+        assert_eq!(long, short);
     }
 
     #[test]

@@ -79,12 +79,68 @@ pub struct ScmFinalization {
     unexplained_fences: BTreeMap<i64, Vec<(usize, Arc<str>, i64)>>,
     /// A fence came from an SCM whose clock is in doubt: a later finalization weighs every unexplained fence.
     fence_clock_doubt: bool,
+    /// The block of events ([`crate::timeline::DATE_FLOOR_BLOCK`]) the last pruning ran in.
+    pruned_in_block: Option<usize>,
+    /// Some node's clock is in doubt, asked of the clocks once: then nothing is pruned.
+    any_clock_suspect: Option<bool>,
+    /// Keep every fence (tests: the verdicts with pruning are those without).
+    keep_all_fences: bool,
     knowledge: Knowledge,
     /// The observer's witness half (for `export`), fed by the same pass.
     table: super::witness::Table,
 }
 
 impl ScmFinalization {
+    /// A monitor that never forgets a fence (tests compare its verdicts with the pruning monitor's).
+    #[cfg(test)]
+    fn keeping_all_fences() -> ScmFinalization {
+        ScmFinalization {
+            keep_all_fences: true,
+            ..ScmFinalization::default()
+        }
+    }
+
+    /// Forgets the unexplained fences no later finalization can weigh, so that a long-running cluster's
+    /// fences do not grow with the log.
+    ///
+    /// A dated `Version V has been finalized.` weighs the dated fences no more than the skew before it,
+    /// and the undated ones; every later line is dated no earlier than [`Timeline::earliest_date_from`], so
+    /// a dated fence more than the skew before that is never weighed again. Undated fences are kept. A later
+    /// undated line (which weighs every fence) makes the floor `i64::MIN`, and nothing is pruned. A clock
+    /// in doubt makes a finalization weigh every fence: with any node's clock in doubt nothing is pruned.
+    ///
+    /// What else the monitor keeps is one value per SCM (`nodes`, `finalized`), not per line.
+    ///
+    /// [`Timeline::earliest_date_from`]: crate::timeline::Timeline::earliest_date_from
+    fn prune_fences(&mut self, cx: &Ctx, index: usize) {
+        let block = index / crate::timeline::DATE_FLOOR_BLOCK;
+        if self.keep_all_fences || self.pruned_in_block == Some(block) {
+            return;
+        }
+        self.pruned_in_block = Some(block);
+        let suspect = *self.any_clock_suspect.get_or_insert_with(|| {
+            (0..cx.timeline.node_names.len() as u32)
+                .any(|k| cx.timeline.clocks.suspect(k).is_some())
+        });
+        let floor = cx.timeline.earliest_date_from(index);
+        if suspect || self.fence_clock_doubt || floor == i64::MIN {
+            return;
+        }
+        // Fences at or after `from` may still be weighed; `i64::MIN` (undated) sorts first and is kept.
+        let from = floor.saturating_sub(cx.timeline.max_skew_ms);
+        let mut kept = self.unexplained_fences.split_off(&from);
+        if let Some(undated) = self.unexplained_fences.remove(&i64::MIN) {
+            kept.insert(i64::MIN, undated);
+        }
+        self.unexplained_fences = kept;
+    }
+
+    /// How many unexplained fences the monitor remembers (what pruning bounds).
+    #[cfg(test)]
+    fn fences_remembered(&self) -> usize {
+        self.unexplained_fences.values().map(Vec::len).sum()
+    }
+
     fn version_file_violation(
         &self,
         node: &Arc<str>,
@@ -210,6 +266,7 @@ impl Model for ScmFinalization {
             }
             Instance::OtherService => return,
         };
+        self.prune_fences(cx, index);
         // The Raft-server and reload lines only bound a startup or an install; they are no evidence of their
         // own (a log with only those has no events for this model).
         if self.reads(e.kind)
@@ -884,6 +941,64 @@ mod tests {
         let mut undated = fenced("scm3", 1000 * HOUR, 100, 0);
         undated.time = None;
         assert!(ambiguous(Some(undated)));
+    }
+
+    /// Pruning (`ScmFinalization::prune_fences`): thirty days of scm3 fencing a datanode every five minutes
+    /// with no peer finalization in view, an undated fence of scm2's on day 5, then scm1 finalizing 300 ms
+    /// after scm3's last fence. The pruning monitor keeps about a block of fences (and the undated one)
+    /// and gives the report of a monitor that keeps every fence: both fences that can be weighed are.
+    #[test]
+    fn a_month_of_fences_keeps_a_block_of_them_and_the_same_report() {
+        use super::ScmFinalization;
+        use crate::model::{Ctx, Model};
+        const MINUTE: i64 = 60_000;
+        let last = 30 * 24 * 12;
+        let fences: Vec<Event> = (0..=last)
+            .map(|t| fenced("scm3", t * 5 * MINUTE, 100, 0))
+            .collect();
+        let mut undated = fenced("scm2", 5 * 24 * 60 * MINUTE, 100, 0);
+        undated.time = None;
+        let tl = crate::model::testkit::timeline(vec![
+            daemon(
+                "scm",
+                "scm1",
+                vec![finalized("scm1", last * 5 * MINUTE + 300, ("ZDU", 100))],
+            ),
+            daemon("scm", "scm2", vec![started("scm2", 0), undated]),
+            daemon("scm", "scm3", fences),
+        ]);
+        let most_fences_held = |mut m: ScmFinalization| {
+            let cx = Ctx { timeline: &tl };
+            let (mut most, mut out) = (0, Vec::new());
+            for (i, e) in tl.events.iter().enumerate() {
+                m.step(&cx, i, &e, tl.life[i], &mut out);
+                most = most.max(m.fences_remembered());
+            }
+            assert!(out.is_empty(), "{out:?}");
+            most
+        };
+        assert_eq!(
+            most_fences_held(ScmFinalization::keeping_all_fences()),
+            last as usize + 2
+        );
+        // A block of events (1024) and the undated fence.
+        let held = most_fences_held(ScmFinalization::default());
+        assert!(held <= 1024 + 1, "{held} fences held");
+        let report = |m: ScmFinalization| {
+            let reports = crate::check::replay(&tl, vec![Box::new(m) as Box<dyn Model>]);
+            crate::render::report::to_json(&tl, &reports, true)
+        };
+        let pruned = report(ScmFinalization::default());
+        let reason = pruned["models"][0]["reason"].as_str().unwrap_or_default();
+        for scm in ["scm2", "scm3"] {
+            assert!(
+                reason.contains(&format!(
+                    "SCM {scm} fenced a datanode and peer SCM scm1 finalized to ZDU (100)"
+                )),
+                "{scm}: {reason}"
+            );
+        }
+        assert_eq!(pruned, report(ScmFinalization::keeping_all_fences()));
     }
 
     #[test]

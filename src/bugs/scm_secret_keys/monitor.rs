@@ -76,6 +76,17 @@ pub struct ScmSecretKeys {
     downloaded: HashMap<u32, (usize, String)>,
     /// Per key id, the (SCM, line) of the first `Updating keys with [...]` on each SCM that applied it.
     applied: HashMap<String, Vec<(u32, usize)>>,
+    /// A key was ever known (`known` is pruned, so its emptiness no longer tells).
+    ever_known: bool,
+    /// A key without an expiry was seen (only an event stream can carry one): pruning stops, see
+    /// [`ScmSecretKeys::prune_expired`].
+    undated_key_seen: bool,
+    /// The block of events ([`crate::timeline::DATE_FLOOR_BLOCK`]) the last pruning ran in.
+    pruned_in_block: Option<usize>,
+    /// The largest offset from UTC any node's clock may have (ms), asked of the clocks once.
+    max_offset_ms: Option<i64>,
+    /// Keep every key (tests: the verdicts with pruning are those without).
+    keep_all_keys: bool,
     knowledge: Knowledge,
     /// The observer's witness half (for `export`), fed by the same pass.
     table: super::witness::Table,
@@ -124,6 +135,85 @@ fn term_index(e: &Event) -> String {
 }
 
 impl ScmSecretKeys {
+    /// A monitor that never forgets a key (tests compare its verdicts with the pruning monitor's).
+    #[cfg(test)]
+    fn keeping_all_keys() -> ScmSecretKeys {
+        ScmSecretKeys {
+            keep_all_keys: true,
+            ..ScmSecretKeys::default()
+        }
+    }
+
+    /// Forgets the keys that expired so long before every later line that no later step can read them, so
+    /// that a long-running cluster's key history (a key a day) does not grow with the log.
+    ///
+    /// Where `known` and `applied` are read, and why a pruned key is never missed there:
+    /// * [`Self::check_key_set`] reads only keys expiring after `now_utc - slack` of its line. Every later
+    ///   line is dated no earlier than [`Timeline::earliest_date_from`] (local time), and `now_utc - slack`
+    ///   is at least that minus the largest UTC offset (known offset: `local - offset`; unknown:
+    ///   `local - MAX_UTC_OFFSET_MS`). Keys expiring before that bound are pruned; an undated line ahead
+    ///   makes the bound `i64::MIN` and nothing is pruned.
+    /// * A stop after a swap reads the keys of the node's `Got secret keys` line (expiry, first line,
+    ///   where applied): those of every node with a fetch in flight are kept. A key fetched after it was
+    ///   pruned comes back with its expiry (a key id's expiry never changes) and later lines: it is
+    ///   expired at every later dated line, so never `live`, and the lines only decide for live keys.
+    /// * `known.is_empty()` (no key history in view) is `ever_known`.
+    /// * A key without an expiry (from an event stream, not a log: the grammar needs both instants) would
+    ///   read as unexpired if an expired one of that id had been pruned: after one such key nothing is
+    ///   pruned. One listed before the dated one was pruned is not caught; a log cannot hold it.
+    ///
+    /// [`Timeline::earliest_date_from`]: crate::timeline::Timeline::earliest_date_from
+    fn prune_expired(&mut self, cx: &Ctx, index: usize) {
+        let block = index / crate::timeline::DATE_FLOOR_BLOCK;
+        if self.keep_all_keys || self.undated_key_seen || self.pruned_in_block == Some(block) {
+            return;
+        }
+        self.pruned_in_block = Some(block);
+        let floor = cx.timeline.earliest_date_from(index);
+        if floor == i64::MIN {
+            return;
+        }
+        let max_offset = *self.max_offset_ms.get_or_insert_with(|| {
+            (0..cx.timeline.node_names.len() as u32)
+                .filter_map(|k| match cx.timeline.clocks.offset(k) {
+                    Offset::Known(o) => Some(o.saturating_abs()),
+                    Offset::Unknown(_) => None,
+                })
+                .fold(MAX_UTC_OFFSET_MS, i64::max)
+        });
+        let bound = floor.saturating_sub(max_offset);
+        let first_live = (bound, String::new());
+        if self.by_expiry.first().is_none_or(|k| *k >= first_live) {
+            return;
+        }
+        let pinned: std::collections::HashSet<String> = self
+            .nodes
+            .values()
+            .filter_map(|n| n.fetched)
+            .flat_map(|f| {
+                key_list(&cx.timeline.events.get(f))
+                    .map(|ks| ks.iter().map(|k| k.id.clone()).collect::<Vec<_>>())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let live = self.by_expiry.split_off(&first_live);
+        let expired = std::mem::replace(&mut self.by_expiry, live);
+        for (x, id) in expired {
+            if pinned.contains(&id) {
+                self.by_expiry.insert((x, id));
+            } else {
+                self.known.remove(&id);
+                self.applied.remove(&id);
+            }
+        }
+    }
+
+    /// How many keys the monitor remembers (what pruning bounds).
+    #[cfg(test)]
+    fn keys_remembered(&self) -> usize {
+        self.known.len().max(self.applied.len())
+    }
+
     fn key_file_covers_db_violated(
         &self,
         cx: &Ctx,
@@ -309,6 +399,7 @@ impl Model for ScmSecretKeys {
             }
             Instance::OtherService => return,
         };
+        self.prune_expired(cx, index);
         // A checkpoint download only dates the checkpoint's key lists, and the install's first line only
         // opens the window of its swap; neither is evidence of its own.
         if self.reads(e.kind)
@@ -583,7 +674,7 @@ impl Model for ScmSecretKeys {
             if matches!(
                 e.kind,
                 EventKind::SecretKeysReloaded | EventKind::SecretKeyGenerated
-            ) && self.known.is_empty()
+            ) && !self.ever_known
             {
                 let all_started = cx
                     .timeline
@@ -612,7 +703,9 @@ impl Model for ScmSecretKeys {
             {
                 self.check_key_set(cx, index, e, node, keys, out);
             }
+            self.ever_known |= !keys.is_empty();
             for key in keys {
+                self.undated_key_seen |= key.expires.is_none();
                 match self.known.get_mut(&key.id) {
                     Some(k) => {
                         k.last_seen = index;
@@ -1326,5 +1419,185 @@ mod tests {
         );
         assert!(r.violations.is_empty());
         assert_eq!(r.events, 0);
+    }
+}
+
+/// Pruning (`ScmSecretKeys::prune_expired`): a month of a cluster that rotates a key a day keeps about a
+/// week of keys, and gives the report a monitor that keeps every key gives.
+#[cfg(test)]
+mod pruning {
+    use super::ScmSecretKeys;
+    use crate::model::testkit::{daemon, ev, keys, text, timeline};
+    use crate::model::{Ctx, Model, Violation};
+    use crate::timeline::Timeline;
+    use crate::vocab::EventKind::*;
+
+    const MINUTE: i64 = 60_000;
+    const DAY: i64 = 86_400_000;
+
+    /// The keys current on day `d` (made each day, valid a week), without `drop`.
+    fn current(d: i64, drop: Option<i64>) -> crate::value::Value {
+        let ids: Vec<(String, i64)> = ((d - 6).max(0)..=d)
+            .filter(|k| Some(*k) != drop)
+            .map(|k| (format!("K{k}"), (k + 7) * DAY))
+            .collect();
+        let refs: Vec<(&str, i64)> = ids.iter().map(|(id, x)| (id.as_str(), *x)).collect();
+        keys(&refs)
+    }
+
+    /// Thirty days of three SCMs: scm1 rotates a key a day, scm1 and scm2 apply the key set every five
+    /// minutes; scm3 installs a checkpoint on day 10 (fetching an expired key among the current ones) and
+    /// stops on day 13 without saving the keys (KeyFileCoversDb), scm2 drops an unexpired key on day 20
+    /// (NoUnexpiredKeyDropped), and scm1 lists a key expired weeks before on day 25.
+    /// Without pruning, `known` holds all 30 keys at the end.
+    fn thirty_days() -> Timeline {
+        let (mut scm1, mut scm2) = (Vec::new(), Vec::new());
+        for tick in 0..30 * 24 * 12 {
+            let ms = tick * 5 * MINUTE;
+            let d = ms / DAY;
+            if ms % DAY == 0 {
+                scm1.push(ev(
+                    SecretKeyRotated,
+                    "scm1",
+                    ms,
+                    vec![(
+                        "key",
+                        crate::model::testkit::key(&format!("K{d}"), (d + 7) * DAY),
+                    )],
+                ));
+            }
+            let mut set = current(d, None);
+            if tick == 25 * 24 * 12 {
+                if let crate::value::Value::SecretKeys(ks) = &mut set {
+                    ks.push(crate::value::SecretKeyInfo {
+                        id: "K1".into(),
+                        created: None,
+                        expires: Some(crate::model::testkit::at(8 * DAY)),
+                    });
+                }
+            }
+            scm1.push(ev(
+                SecretKeysUpdated,
+                "scm1",
+                ms + 1_000,
+                vec![("keys", set)],
+            ));
+            let drop = (tick == 20 * 24 * 12).then_some(18);
+            scm2.push(ev(
+                SecretKeysUpdated,
+                "scm2",
+                ms + 2_000,
+                vec![("keys", current(d, drop))],
+            ));
+        }
+        let started = |ms| {
+            ev(
+                ProcessStarted,
+                "scm3",
+                ms,
+                vec![("service", text("StorageContainerManager"))],
+            )
+        };
+        let mut fetched_keys = current(10, None);
+        if let crate::value::Value::SecretKeys(ks) = &mut fetched_keys {
+            ks.push(crate::value::SecretKeyInfo {
+                id: "K0".into(),
+                created: None,
+                expires: Some(crate::model::testkit::at(7 * DAY)),
+            });
+        }
+        let install = 10 * DAY + 3_000;
+        let scm3 = vec![
+            started(0),
+            ev(
+                SecretKeysFetched,
+                "scm3",
+                install,
+                vec![("keys", fetched_keys)],
+            ),
+            ev(
+                CheckpointInstalled,
+                "scm3",
+                install + 1_000,
+                vec![
+                    ("term", crate::value::Value::U64(1)),
+                    ("index", crate::value::Value::U64(202)),
+                ],
+            ),
+            ev(StateMachineReinitializing, "scm3", install + 2_000, vec![]),
+            ev(ComponentStopping, "scm3", 13 * DAY + 3_000, vec![]),
+            ev(ProcessShutdown, "scm3", 13 * DAY + 4_000, vec![]),
+            started(13 * DAY + 5_000),
+        ];
+        // scm4 fetches two keys on day 20 that have expired when it stops on day 26, well past the pruning
+        // bound: the key file had nothing left to cover (a pass), if the fetched keys are kept meanwhile.
+        let scm4 = vec![
+            ev(
+                ProcessStarted,
+                "scm4",
+                0,
+                vec![("service", text("StorageContainerManager"))],
+            ),
+            ev(
+                SecretKeysFetched,
+                "scm4",
+                20 * DAY + 3_000,
+                vec![("keys", keys(&[("K14", 21 * DAY), ("K15", 22 * DAY)]))],
+            ),
+            ev(
+                CheckpointInstalled,
+                "scm4",
+                20 * DAY + 4_000,
+                vec![
+                    ("term", crate::value::Value::U64(2)),
+                    ("index", crate::value::Value::U64(303)),
+                ],
+            ),
+            ev(ComponentStopping, "scm4", 26 * DAY + 3_000, vec![]),
+        ];
+        timeline(vec![
+            daemon("scm", "scm1", scm1),
+            daemon("scm", "scm2", scm2),
+            daemon("scm", "scm3", scm3),
+            daemon("scm", "scm4", scm4),
+        ])
+    }
+
+    /// Steps `m` over the timeline as the replay does; the most keys it held at once.
+    fn most_keys_held(tl: &Timeline, mut m: ScmSecretKeys) -> (usize, Vec<Violation>) {
+        let cx = Ctx { timeline: tl };
+        let (mut most, mut out) = (0, Vec::new());
+        for (i, e) in tl.events.iter().enumerate() {
+            m.step(&cx, i, &e, tl.life[i], &mut out);
+            most = most.max(m.keys_remembered());
+        }
+        (most, out)
+    }
+
+    #[test]
+    fn a_month_of_daily_keys_keeps_a_week_of_them() {
+        let tl = thirty_days();
+        let (pruned, found) = most_keys_held(&tl, ScmSecretKeys::default());
+        let (kept, found_keeping) = most_keys_held(&tl, ScmSecretKeys::keeping_all_keys());
+        assert_eq!(kept, 30, "without pruning every day's key stays");
+        // A week of valid keys (7); those expired within the 14 hours any time zone may hide plus the
+        // block of events the floor is read per (1024 events, 1.8 days here: 3); K0, kept while scm3's
+        // install is in flight, and K1, listed again after it expired (2).
+        assert!(pruned <= 12, "{pruned} keys held");
+        assert_eq!(format!("{found:?}"), format!("{found_keeping:?}"));
+        let invariants: Vec<&str> = found.iter().map(|v| v.invariant.name).collect();
+        assert_eq!(invariants, ["KeyFileCoversDb", "NoUnexpiredKeyDropped"]);
+    }
+
+    #[test]
+    fn the_report_with_pruning_is_the_report_without() {
+        let tl = thirty_days();
+        let report = |m: ScmSecretKeys| {
+            let reports = crate::check::replay(&tl, vec![Box::new(m) as Box<dyn Model>]);
+            crate::render::report::to_json(&tl, &reports, true)
+        };
+        let pruned = report(ScmSecretKeys::default());
+        assert_eq!(pruned["models"][0]["verdict"], "violated", "{pruned}");
+        assert_eq!(pruned, report(ScmSecretKeys::keeping_all_keys()));
     }
 }
