@@ -3,16 +3,17 @@
 
     benches/gen_event_dense.py --size 300M --out /tmp/dense-300M [--splice scm-secret-keys]
 
-Each of the four scenarios (tests/fixtures/scenarios/<model>/healthy/, the per-node logs, not merged/) is
-repeated until the output holds about --size bytes. By default only the records that make events are repeated
-(each whole, as logged: `ozone-conform events` on the fixture tells which), so that the logs are event-dense;
+Each model's scenario (tests/fixtures/scenarios/<model>/healthy/, the per-node logs, not merged/; the models
+as `ozone-conform models` lists them) is repeated until the output holds about --size bytes. By default only
+the records that make events are repeated (each whole, as logged: `ozone-conform events` on the fixture tells
+which), so that the logs are event-dense;
 `--records all` repeats every record. Repetition k is the same cluster k * SHIFT later, as a
 cluster that runs for years prints it: every timestamp (log lines, key creation/expiry instants, epoch-ms
 snapshot names) moves forward by k * SHIFT, and every id a running cluster makes afresh is fresh: secret key
 ids, container and block ids, Raft terms and log indices, Recon/OM sequence numbers. Node names, peer ids,
 datanode uuids and Raft groups stay (the same cluster), but are made distinct between scenarios where two
-fixtures reuse them (scm1..3 and dn1..3 of scm-finalization become fscm1..3 and fdn1..3), so that the four
-scenarios are four parts of one cluster instead of one node printing two stories.
+fixtures reuse them (scm1..3 and dn1..3 of scm-finalization become fscm1..3 and fdn1..3), so that the
+scenarios are parts of one cluster instead of one node printing two stories.
 
 SHIFT (14 days) is longer than the span of every date a scenario prints, secret key expiry instants included
 (the keys expire 9 days after creation): keys of repetition k have expired before repetition k+1 starts, so
@@ -37,7 +38,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCENARIOS = os.path.join(HERE, "..", "tests", "fixtures", "scenarios")
-MODELS = ["scm-secret-keys", "scm-finalization", "dn-finalize-block", "recon-om-sync"]
+# The models, in the registry's order (`ozone-conform models --format json`), set by main().
+MODELS = []
 SHIFT_DAYS = 14
 # Per repetition: Raft terms move by TERM_STEP (areas interleaved so that no two scenarios share a term),
 # log indices and sequence numbers by INDEX_STEP, blocks by BLOCK_STEP, containers by CONTAINER_STEP.
@@ -179,6 +181,12 @@ def iter_lines(text):
         pos += len(line)
 
 
+def registry_models(binary):
+    """The model names, in the registry's order, as the binary lists them."""
+    out = subprocess.run([binary, "models", "--format", "json"], check=True, capture_output=True).stdout
+    return [m["model"] for m in json.loads(out)]
+
+
 def scenario_files(model, kind):
     d = os.path.join(SCENARIOS, model, kind)
     return sorted(f for f in os.listdir(d) if os.path.isfile(os.path.join(d, f)) and f.endswith(".log"))
@@ -231,7 +239,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", default="0", help="total bytes (K/M/G suffixes, decimal)")
     ap.add_argument("--out", required=True, help="output directory (created)")
-    ap.add_argument("--splice", choices=MODELS, help="put one violating copy of this scenario near the end")
+    ap.add_argument("--splice", metavar="MODEL", help="put one violating copy of this scenario near the end")
     ap.add_argument("--splice-at", type=int, help="the repetition that is violating (default: the second last, or the only one)")
     ap.add_argument("--repetitions", type=int, help="this many repetitions, whatever --size says")
     ap.add_argument("--first", type=int, default=0,
@@ -240,8 +248,11 @@ def main():
     ap.add_argument("--records", choices=["events", "all"], default="events",
                     help="repeat only the records that make events (default; needs --bin) or every record")
     ap.add_argument("--bin", default=os.path.join(HERE, "..", "target", "release", "ozone-conform"),
-                    help="the ozone-conform that tells which records make events")
+                    help="the ozone-conform that lists the models and tells which records make events")
     args = ap.parse_args()
+    MODELS[:] = registry_models(args.bin)
+    if args.splice is not None and args.splice not in MODELS:
+        ap.error(f"--splice: {args.splice!r} is not one of the models ({', '.join(MODELS)})")
     binary = args.bin if args.records == "events" else None
 
     healthy = {m: load(m, "healthy", binary) for m in MODELS}

@@ -7,20 +7,22 @@
 #      tests), run only on the mutants that pass 1, named one by one (a mutant the refinement tests catch is
 #      caught by the larger set too).
 #
-# Usage: benches/mutation_score.sh [BUG ...]     (default: all four; needs `cargo install cargo-mutants`)
+# Usage: benches/mutation_score.sh [BUG ...]     (default: every src/bugs/<bug>/; needs `cargo install cargo-mutants`)
 #        MUTANTS_SHARD=0/2 benches/mutation_score.sh BUG   tests one shard of the mutants (a sample, for time)
 # Output: target/mutants-score/<bug>/{refinement,all}/mutants.out and one table row per bug on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v cargo-mutants >/dev/null || { echo "cargo install --locked cargo-mutants" >&2; exit 2; }
 
+# The bug's refinement tests: its generated agreement tests (`refinement::tests::<bug>::`, one module per
+# registered bug) and the regression tests named after it (`refinement::tests::<bug>_...`), plus those named
+# otherwise.
 refinement_filters() {
+  [ -d "src/bugs/$1" ] || { echo "unknown bug $1" >&2; exit 2; }
   case "$1" in
-    dn_finalize_block) echo "refinement::tests::dn_finalize_block" ;;
-    scm_secret_keys) echo "refinement::tests::scm_secret_keys" ;;
     scm_finalization) echo "refinement::tests::scm_finalization refinement::tests::scm_patched_restart refinement::tests::scm_crash_before" ;;
     recon_om_sync) echo "refinement::tests::recon_" ;;
-    *) echo "unknown bug $1" >&2; exit 2 ;;
+    *) echo "refinement::tests::$1" ;;
   esac
 }
 
@@ -44,7 +46,9 @@ EOF
 shard=()
 [ -z "${MUTANTS_SHARD:-}" ] || shard=(--shard "$MUTANTS_SHARD")
 bugs=("$@")
-[ ${#bugs[@]} -gt 0 ] || bugs=(dn_finalize_block scm_secret_keys scm_finalization recon_om_sync)
+if [ ${#bugs[@]} -eq 0 ]; then
+  for d in src/bugs/*/; do bugs+=("$(basename "$d")"); done
+fi
 # Phase 1 for every bug first (the refinement score is the one that matters most), then phase 2.
 for bug in "${bugs[@]}"; do
   out="target/mutants-score/$bug"

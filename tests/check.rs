@@ -6,12 +6,10 @@ use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common::{self, model};
 
 fn bin() -> Command {
-    let mut c = common::bin();
-    c.env("COLUMNS", "120");
-    c
+    common::bin_cols(120)
 }
 
 fn case_dir(model: &str, case: &str) -> PathBuf {
@@ -36,26 +34,8 @@ fn inputs(model: &str, case: &str, merged: bool) -> Vec<String> {
     v
 }
 
-fn check_json(args: &[String], extra: &[&str]) -> (i32, Value) {
-    let out = bin()
-        .arg("check")
-        .args(["--format", "json"])
-        .args(extra)
-        .args(args)
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-    (out.status.code().unwrap(), v)
-}
-
-fn model<'a>(report: &'a Value, name: &str) -> &'a Value {
-    report["models"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["model"] == name)
-        .unwrap()
+fn check_json(inputs: &[String], flags: &[&str]) -> (i32, Value) {
+    common::check_json(flags, inputs)
 }
 
 /// (file name suffix, line) of a violation's primary span.

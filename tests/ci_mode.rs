@@ -1,7 +1,7 @@
 //! `check --require-checks` (exit 3 when no model made a check: a CI job pointed at the wrong logs fails)
 //! and the closing line of a `--per-file` report.
 
-mod common;
+use crate::common;
 use common::bin;
 
 const SUREFIRE: &str = "tests/fixtures/surefire";

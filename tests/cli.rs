@@ -6,12 +6,10 @@ use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 
 fn bin() -> Command {
-    let mut c = common::bin();
-    c.env("COLUMNS", "100");
-    c
+    common::bin_cols(100)
 }
 
 fn fixture(rel: &str) -> String {

@@ -10,7 +10,7 @@ use ozone_conform::timeline::Timeline;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 use common::{shift_line, shifted, timeline_of, SHIFTS_MIN};
 
 const SCENARIOS: &str = "tests/fixtures/scenarios";

@@ -7,12 +7,10 @@ use assert_cmd::Command;
 use serde_json::Value;
 use std::path::Path;
 
-mod common;
+use crate::common;
 
 fn bin() -> Command {
-    let mut c = common::bin();
-    c.env("COLUMNS", "100");
-    c
+    common::bin_cols(100)
 }
 
 const SUREFIRE: &str = "tests/fixtures/surefire";

@@ -16,29 +16,16 @@ use ozone_conform::timeline::Timeline;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-mod common;
-use common::{models, shifted, SHIFTS_MIN};
+use crate::common;
+use common::{files_of, models, shifted, SHIFTS_MIN};
 
 fn scenario_dir(model: &str, case: &str, merged: bool) -> PathBuf {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/scenarios")
-        .join(model)
-        .join(case);
+    let d = common::scenario(model, case);
     if merged {
         d.join("merged")
     } else {
         d
     }
-}
-
-fn files_of(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_file())
-        .collect();
-    v.sort();
-    v
 }
 
 fn timeline_of(files: &[PathBuf], grammar: &Grammar) -> Timeline {

@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-mod common;
+use crate::common;
 use common::models;
 
 fn have_python() -> bool {
@@ -195,14 +195,16 @@ fn export_notes(dir: &Path, name: &str, itf: &Path) -> (i32, Vec<String>) {
 
 /// The TLC comparison (`benches/tlc_vs_check.sh`) needs the export of a long log with one violating copy
 /// near the end to end where `check` finds the violation, not in a healthy copy before it: dn-finalize-block's
-/// spec has one block, so the export must follow the block the violation is on.
+/// spec has one block, so the export must follow the block the violation is on. Every model of the registry
+/// but scm-finalization, whose spec finalizes once: a second copy's finalization is no step of it, so a log of
+/// several copies has no export (the bench runs it on one copy).
 #[test]
 fn the_export_of_a_spliced_log_ends_at_the_violation_check_reports() {
     if !have_python() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    for name in ["dn-finalize-block", "recon-om-sync", "scm-secret-keys"] {
+    for name in models().into_iter().filter(|m| *m != "scm-finalization") {
         let dir = tmp.path().join(name);
         generate(&dir, &["--repetitions", "6", "--splice", name]);
         let (code, report) = check_json(&dir);

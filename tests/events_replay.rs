@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 use common::bin;
 
 /// Every scenario directory's per-node logs (the `merged/` copies are their own run).

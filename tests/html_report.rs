@@ -5,7 +5,7 @@
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 
 fn bin() -> Command {
     let mut c = common::bin();

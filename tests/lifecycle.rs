@@ -4,12 +4,10 @@ use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 
 fn bin() -> Command {
-    let mut c = common::bin();
-    c.env("COLUMNS", "120");
-    c
+    common::bin_cols(120)
 }
 
 fn fixture(rel: &str) -> PathBuf {
@@ -19,18 +17,11 @@ fn fixture(rel: &str) -> PathBuf {
 }
 
 fn check_json(paths: &[PathBuf]) -> Value {
-    check_json_with(&[], paths)
+    common::check_json(&[], paths).1
 }
 
 fn check_json_with(flags: &[&str], paths: &[PathBuf]) -> Value {
-    let out = bin()
-        .args(["check", "--format", "json"])
-        .args(flags)
-        .args(paths)
-        .output()
-        .unwrap();
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+    common::check_json(flags, paths).1
 }
 
 fn verdict<'a>(report: &'a Value, model: &str) -> &'a str {

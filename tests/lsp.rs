@@ -161,9 +161,7 @@ fn uri(path: &Path) -> String {
 }
 
 fn fixtures(case: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/scenarios/scm-secret-keys")
-        .join(case)
+    crate::common::scenario("scm-secret-keys", case)
 }
 
 /// Copies a case's daemon logs (not `merged/`) into `dir`.
@@ -179,13 +177,9 @@ fn copy_case(case: &str, dir: &Path) {
 
 /// `check --all --format json` on a directory: what the server must publish.
 fn check_json(dir: &Path) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_ozone-conform"))
-        .args(["check", "--all", "--format", "json"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "the case is violating");
-    serde_json::from_slice(&out.stdout).unwrap()
+    let (code, report) = crate::common::check_json(&["--all"], &[dir]);
+    assert_eq!(code, 1, "the case is violating");
+    report
 }
 
 #[test]

@@ -117,15 +117,18 @@ fn bytes(amount: &str, unit: &str) -> f64 {
 
 #[test]
 fn the_bar_counts_bytes_while_reading_and_events_while_replaying() {
-    // About 24 MB: lines no rule reads, and 20,000 events (more than one replay tick).
+    // About 80 MB: lines no rule reads (four per millisecond, so that reading takes several frames of the bar
+    // in an optimised build too), and 20,000 events (more than one replay tick).
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("ozone-hadoop-datanode-dn1.log");
-    let mut text = String::with_capacity(25 << 20);
+    let mut text = String::with_capacity(85 << 20);
     for n in 0..200_000u64 {
         let (m, s, ms) = (n / 60_000 % 60, n / 1000 % 60, n % 1000);
-        text.push_str(&format!(
-            "2026-08-23 11:{m:02}:{s:02},{ms:03} [main] INFO org.example.Filler: a line no rule reads, number {n}\n"
-        ));
+        for k in 0..4 {
+            text.push_str(&format!(
+                "2026-08-23 11:{m:02}:{s:02},{ms:03} [main] INFO org.example.Filler: a line no rule reads, number {n}.{k}\n"
+            ));
+        }
         if n % 10 == 0 {
             text.push_str(&format!(
                 "2026-08-23 11:{m:02}:{s:02},{ms:03} [ContainerOp-0] DEBUG org.apache.hadoop.ozone.container.keyvalue.impl.BlockManagerImpl: \

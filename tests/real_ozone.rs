@@ -10,14 +10,12 @@ use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common::{self, model};
 
 const ROOT: &str = "tests/fixtures/real-ozone";
 
 fn bin() -> Command {
-    let mut c = common::bin();
-    c.env("COLUMNS", "120");
-    c
+    common::bin_cols(120)
 }
 
 fn scenario_dir(scenario: &str) -> PathBuf {
@@ -50,22 +48,7 @@ fn log_of(scenario: &str) -> String {
 }
 
 fn check(scenario: &str) -> Value {
-    let out = bin()
-        .args(["check", "--format", "json"])
-        .arg(log_of(scenario))
-        .output()
-        .unwrap();
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
-}
-
-fn model<'a>(report: &'a Value, name: &str) -> &'a Value {
-    report["models"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["model"] == name)
-        .unwrap_or_else(|| panic!("no model {name} in {report}"))
+    common::check_json(&[], &[log_of(scenario)]).1
 }
 
 fn manifest(scenario: &str) -> String {

@@ -2,23 +2,13 @@
 //! `src/refinement`), checked by `ozone-conform check --format json`, must get the verdict and primary lines
 //! the in-process check gave them, and agree with the mirror.
 
-use assert_cmd::Command;
+use crate::common;
 use ozone_conform::model::Verdict;
 use ozone_conform::refinement::{Class, Config};
-use serde_json::Value;
 use std::path::Path;
 
-fn check(model: &str, files: &[std::path::PathBuf]) -> (i32, Value) {
-    let out = Command::cargo_bin("ozone-conform")
-        .unwrap()
-        .env("NO_COLOR", "1")
-        .args(["check", "--format", "json", "--model", model])
-        .args(files)
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-    (out.status.code().unwrap(), v)
+fn check(model: &str, files: &[std::path::PathBuf]) -> (i32, serde_json::Value) {
+    common::check_json(&["--model", model], files)
 }
 
 #[test]

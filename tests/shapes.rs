@@ -18,7 +18,7 @@ use ozone_conform::timeline::{self, Timeline};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 use common::{bin, shifted, timeline_of, SHIFTS_MIN};
 
 const SCENARIOS: &str = "tests/fixtures/scenarios";

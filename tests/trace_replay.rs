@@ -8,7 +8,7 @@ use ozone_conform::tla::read::read_trace_str;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 use common::bin;
 
 /// Every shipped spec, in registry order.

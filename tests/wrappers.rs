@@ -16,7 +16,7 @@ use ozone_conform::wrapper::Wrapper;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 use common::{bin, timeline_of};
 
 const SCENARIOS: &str = "tests/fixtures/scenarios";

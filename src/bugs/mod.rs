@@ -89,13 +89,31 @@ impl Bug {
     }
 }
 
-/// Every bug, in the order reports list them.
-pub static BUGS: [Bug; 4] = [
-    scm_secret_keys::BUG,
-    scm_finalization::BUG,
-    dn_finalize_block::BUG,
-    recon_om_sync::BUG,
-];
+/// The registry's one list: every bug's module, in the order reports list them. [`BUGS`] is made from it, and
+/// so is anything that needs an item per bug, e.g. a test per bug: `with_bugs!(m)` expands to
+/// `m!(scm_secret_keys, scm_finalization, ...)`, the modules under `crate::bugs` (`ozone_conform::bugs` outside
+/// the crate).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! with_bugs {
+    ($m:ident) => {
+        $m! {
+            scm_secret_keys,
+            scm_finalization,
+            dn_finalize_block,
+            recon_om_sync
+        }
+    };
+}
+
+macro_rules! registry {
+    ($($bug:ident),*) => {
+        /// Every bug, in the order reports list them ([`with_bugs!`]).
+        pub static BUGS: [Bug; [$(stringify!($bug)),*].len()] = [$($bug::BUG),*];
+    };
+}
+
+with_bugs!(registry);
 
 /// The bug whose model is called `name`.
 pub fn by_name(name: &str) -> Option<&'static Bug> {

@@ -102,6 +102,12 @@ pub enum Command {
         #[arg(long, hide = true)]
         stdio: bool,
     },
+    /// List the models `check` runs (the registry, in report order): name, issue, spec and invariants.
+    Models {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = StatsFormat::Text)]
+        format: StatsFormat,
+    },
     /// Print the shell completion script for SHELL (e.g. `ozone-conform completions bash > ~/.local/share/bash-completion/completions/ozone-conform`).
     Completions {
         #[arg(value_enum)]
@@ -369,6 +375,7 @@ pub fn run(cli: Cli) -> Result<i32, Report> {
         } => audit::run(&grammar, action),
         Command::Completions { shell } => global::cmd_completions(shell, &mut out::stdout()),
         Command::Man => global::cmd_man(&mut out::stdout()),
+        Command::Models { format } => cmd_models(format),
         Command::Lsp { stdio: _ } => Ok(crate::lsp::run()),
         Command::Trace {
             file,
@@ -1255,6 +1262,45 @@ fn stop_on_signals() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>, Re
         .map_err(|e| miette!("cannot handle signal {signal}: {e}"))?;
     }
     Ok(stop)
+}
+
+/// `models`: one line per registered bug, or a JSON array (scripts read the model names from it).
+fn cmd_models(format: StatsFormat) -> Result<i32, Report> {
+    let mut out = crate::cli::out::stdout();
+    match format {
+        StatsFormat::Text => {
+            for b in &crate::bugs::BUGS {
+                let invariants: Vec<&str> = b.about.invariants.iter().map(|i| i.name).collect();
+                writeln!(
+                    out,
+                    "{}\t{}\t{}\t{}",
+                    b.name(),
+                    b.about.spec.issue,
+                    b.about.spec.path,
+                    invariants.join(",")
+                )
+                .map_err(out_err)?;
+            }
+        }
+        StatsFormat::Json => {
+            let models: Vec<serde_json::Value> = crate::bugs::BUGS
+                .iter()
+                .map(|b| {
+                    serde_json::json!({
+                        "model": b.name(),
+                        "issue": b.about.spec.issue,
+                        "module": b.about.spec.module,
+                        "spec": b.about.spec.path,
+                        "invariants": b.about.invariants.iter().map(|i| {
+                            serde_json::json!({"name": i.name, "code": i.code})
+                        }).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            writeln!(out, "{}", serde_json::Value::Array(models)).map_err(out_err)?;
+        }
+    }
+    Ok(EXIT_OK)
 }
 
 fn cmd_grammar(dirs: &[PathBuf]) -> Result<i32, Report> {

@@ -1563,6 +1563,28 @@ mod tests {
         }
     }
 
+    /// The agreement tests, generated per registered bug ([`crate::with_bugs!`]):
+    /// `refinement::tests::<bug>::{bug,fixed}_config_agrees`, 1,000 behaviours each.
+    macro_rules! agreement_tests {
+        ($($bug:ident),*) => {$(
+            mod $bug {
+                use super::*;
+
+                #[test]
+                fn bug_config_agrees() {
+                    agree(crate::bugs::$bug::BUG.name(), Config::Bug, 1000);
+                }
+
+                #[test]
+                fn fixed_config_agrees() {
+                    agree(crate::bugs::$bug::BUG.name(), Config::Fixed, 1000);
+                }
+            }
+        )*};
+    }
+
+    crate::with_bugs!(agreement_tests);
+
     fn agree_in(model: &str, config: Config, layout: Layout, n: usize) {
         let t = crate::bugs::by_name(model)
             .expect("a registered bug")
@@ -1590,16 +1612,6 @@ mod tests {
                 0
             );
         }
-    }
-
-    #[test]
-    fn dn_finalize_block_bug_config_agrees() {
-        agree("dn-finalize-block", Config::Bug, 1000);
-    }
-
-    #[test]
-    fn dn_finalize_block_fixed_config_agrees() {
-        agree("dn-finalize-block", Config::Fixed, 1000);
     }
 
     /// Rule 6 credits a crash read off a restart's banner to the crash that took the node down, and to
@@ -1720,26 +1732,6 @@ mod tests {
         );
         assert_eq!(j.class, Class::BothViolated);
         assert_eq!(j.mirror, Some((8, "DerivedTasksMatchOmLineage")));
-    }
-
-    #[test]
-    fn scm_secret_keys_bug_config_agrees() {
-        agree("scm-secret-keys", Config::Bug, 1000);
-    }
-
-    #[test]
-    fn scm_secret_keys_fixed_config_agrees() {
-        agree("scm-secret-keys", Config::Fixed, 1000);
-    }
-
-    #[test]
-    fn scm_finalization_bug_config_agrees() {
-        agree("scm-finalization", Config::Bug, 1000);
-    }
-
-    #[test]
-    fn scm_finalization_fixed_config_agrees() {
-        agree("scm-finalization", Config::Fixed, 1000);
     }
 
     /// Seed 745 of the fixed config, reduced: a checkpoint at ZDU replaces s1's DB, s1 crashes before it
@@ -1897,15 +1889,5 @@ mod tests {
             assert_eq!(j.class, Class::BothViolated);
             assert_eq!(j.mirror, Some((8, "KeyFileCoversDb")));
         }
-    }
-
-    #[test]
-    fn recon_om_sync_bug_config_agrees() {
-        agree("recon-om-sync", Config::Bug, 1000);
-    }
-
-    #[test]
-    fn recon_om_sync_fixed_config_agrees() {
-        agree("recon-om-sync", Config::Fixed, 1000);
     }
 }

@@ -1,5 +1,10 @@
-//! Test support shared by the integration tests (each test file that needs it says `mod common;`).
+//! Test support shared by the integration tests' modules (`use crate::common;`): the binary under test,
+//! `check --format json` and its report, fixture paths, the registry's model names, clock shifts.
 #![allow(dead_code)]
+
+use serde_json::Value;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
 
 /// The clock and zone offsets the clock-shift tests give one node: ±30 min, ±1 h, ±2 h (a host left on
 /// another zone, a DST slip).
@@ -62,6 +67,57 @@ pub fn bin() -> assert_cmd::Command {
         .env_remove("CI")
         .current_dir(env!("CARGO_MANIFEST_DIR"));
     c
+}
+
+/// [`bin`] with a terminal this many columns wide (the text reports wrap to it).
+pub fn bin_cols(columns: u16) -> assert_cmd::Command {
+    let mut c = bin();
+    c.env("COLUMNS", columns.to_string());
+    c
+}
+
+/// `check --format json FLAGS INPUTS`: the exit code and the report.
+pub fn check_json<S: AsRef<OsStr>>(flags: &[&str], inputs: &[S]) -> (i32, Value) {
+    let out = bin()
+        .args(["check", "--format", "json"])
+        .args(flags)
+        .args(inputs)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().unwrap(), v)
+}
+
+/// A model's entry in a `--format json` report.
+pub fn model<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["model"] == name)
+        .unwrap_or_else(|| panic!("no model {name} in {report}"))
+}
+
+/// A path under the crate's directory, absolute.
+pub fn path(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// A scenario fixture's case directory, absolute: `tests/fixtures/scenarios/<model>/<case>`.
+pub fn scenario(model: &str, case: &str) -> PathBuf {
+    path("tests/fixtures/scenarios").join(model).join(case)
+}
+
+/// The files (not directories) of a directory, sorted.
+pub fn files_of(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    v.sort();
+    v
 }
 
 /// The timeline of these command-line inputs, as `check` builds it (the default scan and clock skew).
