@@ -95,7 +95,7 @@ struct DateFormat {
 
 /// `yyyy-MM-dd HH:mm:ss,SSS` at fixed offsets.
 #[inline]
-fn parse_iso8601(b: &[u8]) -> Option<(Timestamp, usize)> {
+pub(crate) fn parse_iso8601(b: &[u8]) -> Option<(Timestamp, usize)> {
     let b = b.get(..23)?;
     if b[4] != b'-'
         || b[7] != b'-'

@@ -413,10 +413,7 @@ pub fn named_after<'r>(reason: &'r str, prefix: &str) -> Vec<&'r str> {
 pub fn stamped(text: &str, needle: &str) -> Vec<i64> {
     text.lines()
         .filter(|l| l.contains(needle))
-        .filter_map(|l| {
-            let t = l.get(..23)?.replacen(' ', "T", 1).replacen(',', ".", 1);
-            Some(crate::time::Timestamp::parse_event_time(&t)?.millis)
-        })
+        .filter_map(|l| Some(crate::layout::parse_iso8601(l.as_bytes())?.0.millis))
         .collect()
 }
 
@@ -1612,6 +1609,16 @@ mod tests {
                 0
             );
         }
+    }
+
+    #[test]
+    fn stamped_reads_the_instants_of_the_lines_that_hold_a_needle() {
+        let text = format!(
+            "{} [main] INFO x: fenced\n{} [main] INFO x: other\nno stamp: fenced\n",
+            ts_text(BASE_MS + 250),
+            ts_text(BASE_MS + 900)
+        );
+        assert_eq!(stamped(&text, "fenced"), vec![BASE_MS + 250]);
     }
 
     /// Rule 6 credits a crash read off a restart's banner to the crash that took the node down, and to
