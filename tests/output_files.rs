@@ -84,3 +84,55 @@ fn a_missing_directory_is_said_before_the_check_naming_the_file() {
     );
     assert!(run.stdout.is_empty(), "nothing checked first");
 }
+
+/// `-o /dev/null`, `--report /dev/stdout` or a FIFO: a file that is not a regular file is written in place.
+/// Renaming a finished temporary file over it (as for a regular file) would replace the device or pipe with
+/// a plain file; as root, over `/dev/null`, that breaks every later program that reads it.
+#[test]
+fn a_fifo_asked_for_stays_a_fifo_and_gets_the_report() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fifos: Vec<_> = ["report.txt", "report.html", "coverage.md"]
+        .iter()
+        .map(|name| {
+            let p = dir.path().join(name);
+            let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+            // SAFETY: a valid NUL-terminated path; mkfifo only reads it.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
+            p
+        })
+        .collect();
+    // Each reader blocks in open until `check` opens its FIFO for writing.
+    let readers: Vec<_> = fifos
+        .iter()
+        .cloned()
+        .map(|p| std::thread::spawn(move || std::fs::read_to_string(p).unwrap()))
+        .collect();
+    let run = check_with_umask(
+        "022",
+        &[
+            "-o",
+            fifos[0].to_str().unwrap(),
+            "--report",
+            fifos[1].to_str().unwrap(),
+            "--coverage-report",
+            fifos[2].to_str().unwrap(),
+            LOGS,
+        ],
+    );
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    // Asserted before joining: a FIFO renamed away leaves its reader blocked for good.
+    for f in &fifos {
+        let kind = std::fs::symlink_metadata(f).unwrap().file_type();
+        assert!(kind.is_fifo(), "{} is no longer a FIFO", f.display());
+    }
+    let [text, page, coverage] = readers
+        .into_iter()
+        .map(|r| r.join().unwrap())
+        .collect::<Vec<_>>()
+        .try_into()
+        .unwrap();
+    assert!(text.contains("NoPutBlockAfterFinalize"), "{text}");
+    assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+    assert!(!coverage.is_empty());
+}

@@ -20,12 +20,15 @@ pub fn stdout() -> Out {
 
 /// Where a report goes: standard output, or with `-o FILE` a temporary file beside FILE that becomes FILE
 /// only when the report is complete ([`Sink::finish`]), so a reader never sees half a report.
+/// A FILE that exists and is not a regular file (`/dev/null`, `/dev/stdout`, a FIFO) is written in place:
+/// renaming over it would replace the device or pipe with a plain file.
 pub enum Sink {
     Stdout(Out),
     File {
         tmp: tempfile::NamedTempFile,
         path: std::path::PathBuf,
     },
+    Special(std::fs::File),
 }
 
 impl Sink {
@@ -33,6 +36,13 @@ impl Sink {
         let Some(path) = output else {
             return Ok(Sink::Stdout(stdout()));
         };
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            return std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map(Sink::Special)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())));
+        }
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => std::path::Path::new("."),
@@ -69,6 +79,7 @@ impl Sink {
     pub fn finish(self) -> io::Result<()> {
         match self {
             Sink::Stdout(mut out) => out.flush(),
+            Sink::Special(mut file) => file.flush(),
             Sink::File { mut tmp, path } => {
                 tmp.flush()?;
                 tmp.persist(&path).map(|_| ()).map_err(|e| {
@@ -83,6 +94,7 @@ impl Write for Sink {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Sink::Stdout(o) => o.write(buf),
+            Sink::Special(f) => f.write(buf),
             Sink::File { tmp, .. } => tmp.write(buf),
         }
     }
@@ -90,6 +102,7 @@ impl Write for Sink {
     fn flush(&mut self) -> io::Result<()> {
         match self {
             Sink::Stdout(o) => o.flush(),
+            Sink::Special(f) => f.flush(),
             Sink::File { tmp, .. } => tmp.flush(),
         }
     }
