@@ -190,19 +190,6 @@ pub struct Generated {
     pub files: Vec<(String, String)>,
 }
 
-/// The grammar files each model's story is told in (the SCM models read the snapshot-install lines of
-/// `scm-secret-keys.rules`; every model its nodes' starts and stops).
-const PROTOCOLS: &[&[&str]] = &[
-    &[
-        "scm-finalization.rules",
-        "scm-secret-keys.rules",
-        "identity.rules",
-    ],
-    &["scm-secret-keys.rules", "identity.rules", "common.rules"],
-    &["dn-finalize-block.rules", "lifecycle.rules", "common.rules"],
-    &["recon-om-sync.rules", "lifecycle.rules", "common.rules"],
-];
-
 /// At most this many records (a fuzz input longer than that is not read further).
 pub const MAX_RECORDS: usize = 400;
 
@@ -241,7 +228,9 @@ pub fn records(grammar: &Grammar, c: &mut Choices, layout: GenLayout) -> Vec<Rec
     // The rules of one to three grammar files (one protocol's lines, or the lifecycle's), or a few at random.
     let focus_rules: Vec<usize> = if c.chance(128) {
         // The grammar files one model's story is told in.
-        let files = PROTOCOLS[c.below(PROTOCOLS.len())];
+        // One bug's story: the grammar files its registry entry names.
+        let bugs = &crate::bugs::BUGS;
+        let files = bugs[c.below(bugs.len())].about.grammars;
         (0..rules.len())
             .filter(|&k| files.iter().any(|f| rules[k].origin.0.ends_with(f)))
             .collect()

@@ -145,6 +145,30 @@ impl clap::ValueEnum for Bug {
 mod tests {
     use super::*;
 
+    /// The fuzzer writes each bug's story from the grammar files its entry names: they are shipped, and the
+    /// bug's own file comes first.
+    #[test]
+    fn every_bug_names_shipped_grammar_files_its_own_first() {
+        let shipped: Vec<&str> = crate::grammar::EMBEDDED_GRAMMARS
+            .iter()
+            .map(|(name, _)| name.trim_start_matches("grammars/"))
+            .collect();
+        for bug in &BUGS {
+            let files = bug.about.grammars;
+            assert_eq!(
+                files.first(),
+                Some(&format!("{}.rules", bug.name()).as_str())
+            );
+            for f in files {
+                assert!(
+                    shipped.contains(f),
+                    "{}: {f} is not in grammars/",
+                    bug.name()
+                );
+            }
+        }
+    }
+
     #[test]
     fn every_bug_is_consistent_across_its_monitor_witness_and_mirror() {
         for bug in &BUGS {

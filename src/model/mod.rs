@@ -209,6 +209,9 @@ pub struct About {
     pub role: Role,
     /// The reason given when no check could be made at all.
     pub nothing_checked: &'static str,
+    /// The grammar files (`grammars/`) whose lines tell this bug's story, its own first: the structure-aware
+    /// fuzzer (`src/log_gen.rs`) writes logs from these rules together.
+    pub grammars: &'static [&'static str],
 }
 
 pub trait Model: Send {

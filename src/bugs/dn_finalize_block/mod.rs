@@ -32,6 +32,7 @@ pub(crate) const ABOUT: About = About {
         unknown_service_if: witness::is_block_line,
     },
     nothing_checked: "no block was finalized in view (`Block has been finalized`); PutBlocks are only visible with `log4j.logger.org.apache.hadoop.ozone.container.keyvalue.impl.BlockManagerImpl=DEBUG`",
+    grammars: &["dn-finalize-block.rules", "lifecycle.rules", "common.rules"],
 };
 
 pub const BUG: Bug = Bug {

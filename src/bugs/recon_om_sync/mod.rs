@@ -29,6 +29,7 @@ pub(crate) const ABOUT: About = About {
     invariants: INVARIANTS,
     role: Role::or_unknown(Component::Recon),
     nothing_checked: "no full snapshot with an earlier sequence number in view (`Sequence number after sync` before and after `Successfully updated Recon OM DB with new snapshot.`)",
+    grammars: &["recon-om-sync.rules", "lifecycle.rules", "common.rules"],
 };
 
 pub const BUG: Bug = Bug {

@@ -38,6 +38,7 @@ pub(crate) const ABOUT: About = About {
     invariants: INVARIANTS,
     role: Role::known(Component::Scm),
     nothing_checked: "no checkpoint install that raised the apparent version (`New snapshot received with higher apparent version`) and no datanode fencing in view",
+    grammars: &["scm-finalization.rules", "scm-secret-keys.rules", "identity.rules"],
 };
 
 pub const BUG: Bug = Bug {

@@ -41,6 +41,7 @@ pub(crate) const ABOUT: About = About {
         unknown_service_if: witness::is_key_line,
     },
     nothing_checked: "no snapshot install with secret keys (`Got secret keys from leaders [...]` then `Replaced DB with checkpoint`) and no unexpired key history in view; security may be off, or the logs start after those steps",
+    grammars: &["scm-secret-keys.rules", "identity.rules", "common.rules"],
 };
 
 pub const BUG: Bug = Bug {
