@@ -1,20 +1,23 @@
 //! `scm-finalization`: the inverse of [`super::witness`], printing each step of
 //! `ScmFinalization` as SCM lines (`ozone-hadoop-scm-scmN.log`) and datanode lines
-//! (`ozone-hadoop-datanode-dnN.log`). Versions: 0 = `INITIAL_VERSION (0)`, 1 = `ZDU (100)`.
+//! (`ozone-hadoop-datanode-dnN.log`). Versions: 0 = `INITIAL_VERSION (0)`, 1 = `ZDU (100)`. A finalization
+//! (`finalizeUpgrade`) walks every version above the apparent one and logs each as it persists it
+//! (`ComponentVersionManager.java:100`): "finalized" below means the [`LADDER`], `Version DATANODE_SCHEMA_V2 (1)
+//! has been finalized.` up to `Version ZDU (100) has been finalized.`, and a crash may cut it anywhere.
 //!
 //! | action | lines |
 //! |---|---|
 //! | `BecomeLeader(s)` | `current SCM <scmId> becomes leader of term T` |
 //! | `Finalize` | WARN `Forcing upgrade finalization by skipping SCM peer and datanode software version checks` (leader) |
-//! | `ApplyEntry(s)` of the finalize entry | `Version ZDU (100) has been finalized.` (or `Finalize attempt on a version which has already been finalized. ...`) |
-//! | `FinalizeDatanode(d)` | leader: `Sending finalize command to datanode ...`; d: `Processing FinalizeVersionCommandHandler command.`, `Version ZDU (100) has been finalized.` |
+//! | `ApplyEntry(s)` of the finalize entry | finalized (or `Finalize attempt on a version which has already been finalized. ...`) |
+//! | `FinalizeDatanode(d)` | leader: `Sending finalize command to datanode ...`; d: `Processing FinalizeVersionCommandHandler command.`, finalized |
 //! | `NotifyInstall(s)` | `Received notification to install snapshot at index N`, `Received install snapshot notification from SCM leader ...`, `Downloaded checkpoint from Leader ...` |
 //! | `ReplaceDb(s)` | `<scmId>: Install checkpoint T#N`, `Replaced DB with checkpoint, term: T, index: N`; a finalized checkpoint over a pre-finalized VERSION: in one behaviour of two also `New snapshot received with higher apparent version ZDU (100). ...` (the first line of the finalize from the snapshot, which a crash can follow) |
-//! | `FinalizeFromSnapshot(s)` | (`New snapshot received with higher apparent version ...` if not printed yet), `Version ZDU (100) has been finalized.` when VERSION rises, `Reloaded SCM state with Term: T and Index: N` |
+//! | `FinalizeFromSnapshot(s)` | (`New snapshot received with higher apparent version ...` if not printed yet), finalized when VERSION rises, `Reloaded SCM state with Term: T and Index: N` |
 //! | `Register(s, d)` | `Registered datanode: <uuid>{ip: ..., host: dnN, ...}` |
 //! | `FenceDatanode(s, d)` | s: ERROR `Datanode ... has apparent version ZDU (100) which is higher than SCM apparent version INITIAL_VERSION (0). ...`; d: ERROR `SCM rejected this datanode's registration ...` |
 //! | `Stop(s)` | `RECEIVED SIGNAL 15: SIGTERM`, `Stopping SCM HA services.`, `SHUTDOWN_MSG` |
-//! | `Restart(s)` | `STARTUP_MSG`, `Initializing version manager with apparent version V ...` (V = the VERSION file read), patched with the DB ahead: `Version ZDU (100) has been finalized.`, then `starting Raft server for scm:<scmId>`, `ScmDatanodeProtocol RPC server for DataNodes is listening at /0.0.0.0:9861` |
+//! | `Restart(s)` | `STARTUP_MSG`, `Initializing version manager with apparent version V ...` (V = the VERSION file read), patched with the DB ahead: finalized, then `starting Raft server for scm:<scmId>`, `ScmDatanodeProtocol RPC server for DataNodes is listening at /0.0.0.0:9861` |
 //! | `Propose`, `PurgeLog`, `ApplyEntry(s)` of a tx entry, `Crash(s)` | nothing (hidden) |
 
 use super::mirror::{Entry, ScmFinalization, State};
@@ -28,6 +31,37 @@ pub const MAX_LEN: usize = 50;
 const CVM: &str = "org.apache.hadoop.ozone.upgrade.ComponentVersionManager";
 const SSM: &str = "org.apache.hadoop.hdds.scm.ha.SCMStateMachine";
 const NM: &str = "org.apache.hadoop.hdds.scm.node.SCMNodeManager";
+
+/// The versions a finalization from `INITIAL_VERSION (0)` logs, in order (the HDDS layout features, then ZDU).
+const LADDER: [&str; 11] = [
+    "DATANODE_SCHEMA_V2 (1)",
+    "SCM_HA (2)",
+    "ERASURE_CODED_STORAGE_SUPPORT (3)",
+    "DATANODE_SCHEMA_V3 (4)",
+    "RATIS_DATASTREAM_PORT_IN_DATANODEDETAILS (5)",
+    "WEBUI_PORTS_IN_DATANODEDETAILS (6)",
+    "HADOOP_PRC_PORTS_IN_DATANODEDETAILS (7)",
+    "HBASE_SUPPORT (8)",
+    "WITNESSED_CONTAINER_DB_PROTO_VALUE (9)",
+    "STORAGE_SPACE_DISTRIBUTION (10)",
+    "ZDU (100)",
+];
+
+/// The last line of a finalization, the one that says the VERSION file reached ZDU (the DB's version).
+const FINALIZED_ZDU: &str = "Version ZDU (100) has been finalized.";
+
+/// One line per version of the [`LADDER`], as `finalizeUpgrade` logs them.
+fn finalized(logs: &mut Logs, file: usize, thread: &str) {
+    for v in LADDER {
+        logs.record(
+            file,
+            thread,
+            "INFO",
+            CVM,
+            &format!("Version {v} has been finalized."),
+        );
+    }
+}
 const GROUP: &str = "group-9F3A1C2B4D5E";
 
 fn version(v: bool) -> &'static str {
@@ -186,7 +220,7 @@ impl Render<ScmFinalization> for Renderer {
                 crate::refinement::unfinished(
                     &f.text,
                     "New snapshot received with higher apparent version",
-                    &["has been finalized", "STARTUP_MSG: Starting"],
+                    &[FINALIZED_ZDU, "STARTUP_MSG: Starting"],
                     None,
                 )
             });
@@ -204,11 +238,34 @@ impl Render<ScmFinalization> for Renderer {
                 file(fencer),
                 "which is higher than SCM apparent version",
             );
-            let finalized = crate::refinement::stamped(file(peer), "has been finalized");
+            let finalized = crate::refinement::stamped(file(peer), FINALIZED_ZDU);
             return fencer != peer
                 && fences
                     .iter()
                     .any(|f| finalized.iter().any(|v| *f <= *v && v - f <= skew));
+        }
+        if reason.contains(
+            "and no peer SCM's `Version ... has been finalized.` at that version or above",
+        ) {
+            // Every fence is at ZDU (100): some fence of the fencer's has no peer's ZDU line stamped before it.
+            let Some(fencer) = named.first() else {
+                return false;
+            };
+            let peers_finalized: Vec<i64> = logs
+                .files
+                .iter()
+                .filter(|f| {
+                    f.name.starts_with("ozone-hadoop-scm-")
+                        && f.name != format!("ozone-hadoop-scm-{fencer}.log")
+                })
+                .flat_map(|f| crate::refinement::stamped(&f.text, FINALIZED_ZDU))
+                .collect();
+            return crate::refinement::stamped(
+                file(fencer),
+                "which is higher than SCM apparent version",
+            )
+            .iter()
+            .any(|fence| peers_finalized.iter().all(|v| v >= fence));
         }
         if reason.contains("with no `Replaced DB with checkpoint` after it")
             && named.iter().any(|scm| {
@@ -227,7 +284,7 @@ impl Render<ScmFinalization> for Renderer {
                 crate::refinement::unfinished(
                     file(scm),
                     "Initializing version manager with apparent version",
-                    &["starting Raft server", "has been finalized"],
+                    &["starting Raft server", FINALIZED_ZDU],
                     Some("STARTUP_MSG: Starting"),
                 )
             })
@@ -372,12 +429,11 @@ impl Render<ScmFinalization> for Renderer {
                 let s = Self::idx(&self.scms, &step.params[0]);
                 if before.log[before.db_index[s] as usize] == Entry::Finalize {
                     let t = self.updater(s);
-                    let msg = if bit(before.version_file, s) {
-                        "Finalize attempt on a version which has already been finalized. Software version: ZDU (100), apparent version: ZDU (100), provided version: ZDU (100). This can happen when Raft Log is replayed during service restart.".to_string()
+                    if bit(before.version_file, s) {
+                        logs.record(self.scms[s].file, &t, "INFO", CVM, "Finalize attempt on a version which has already been finalized. Software version: ZDU (100), apparent version: ZDU (100), provided version: ZDU (100). This can happen when Raft Log is replayed during service restart.");
                     } else {
-                        "Version ZDU (100) has been finalized.".to_string()
-                    };
-                    logs.record(self.scms[s].file, &t, "INFO", CVM, &msg);
+                        finalized(logs, self.scms[s].file, &t);
+                    }
                 }
             }
             "FinalizeDatanode" => {
@@ -387,13 +443,7 @@ impl Render<ScmFinalization> for Renderer {
                 let n = &self.dns[d];
                 let t = format!("{}-CommandProcessorThread", n.id);
                 logs.record(n.file, &t, "INFO", "org.apache.hadoop.ozone.container.common.statemachine.commandhandler.FinalizeVersionCommandHandler", "Processing FinalizeVersionCommandHandler command.");
-                logs.record(
-                    n.file,
-                    &t,
-                    "INFO",
-                    CVM,
-                    "Version ZDU (100) has been finalized.",
-                );
+                finalized(logs, n.file, &t);
             }
             "NotifyInstall" => {
                 let s = Self::idx(&self.scms, &step.params[0]);
@@ -434,13 +484,7 @@ impl Render<ScmFinalization> for Renderer {
                     if !self.announced[s] {
                         logs.record(n.file, &t, "INFO", "org.apache.hadoop.ozone.upgrade.RatisBasedVersionManager", "New snapshot received with higher apparent version ZDU (100). Attempting to finalize to that version.");
                     }
-                    logs.record(
-                        n.file,
-                        &t,
-                        "INFO",
-                        CVM,
-                        "Version ZDU (100) has been finalized.",
-                    );
+                    finalized(logs, n.file, &t);
                 }
                 self.announced[s] = false;
                 let idx = self.base + u64::from(before.db_index[s]);
@@ -481,13 +525,7 @@ impl Render<ScmFinalization> for Renderer {
                 self.announced[s] = false;
                 self.scm_start(s, bit(before.version_file, s), logs);
                 if self.patched && bit(after.version_file, s) && !bit(before.version_file, s) {
-                    logs.record(
-                        self.scms[s].file,
-                        "main",
-                        "INFO",
-                        CVM,
-                        "Version ZDU (100) has been finalized.",
-                    );
+                    finalized(logs, self.scms[s].file, "main");
                 }
                 self.raft_started(s, logs);
             }

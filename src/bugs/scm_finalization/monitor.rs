@@ -513,7 +513,7 @@ impl Model for ScmFinalization {
                             .or_default()
                             .push((index, node.clone(), dn_v.number));
                         self.knowledge.unknown(format!(
-                            "SCM {node} fenced a datanode at {} ({}), and no peer SCM's `Version ... has been finalized.` is in view to tell whether the cluster was finalized",
+                            "SCM {node} fenced a datanode at {} ({}), and no peer SCM's `Version ... has been finalized.` at that version or above is in view to tell whether the cluster was finalized",
                             dn_v.name, dn_v.number
                         ))
                     }
@@ -1026,7 +1026,9 @@ mod tests {
             "{reason}"
         );
         assert!(
-            reason.contains("no peer SCM's `Version ... has been finalized.` is in view"),
+            reason.contains(
+                "no peer SCM's `Version ... has been finalized.` at that version or above is in view"
+            ),
             "{reason}"
         );
     }
