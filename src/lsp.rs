@@ -18,7 +18,7 @@
 //! Nothing but protocol goes to stdout; problems (unreadable messages, input errors, even a panic inside a
 //! check) are reported with `window/logMessage` and the server goes on.
 
-use crate::check::ModelReport;
+use crate::check::{Checked, Inputs, ModelReport, Pipeline};
 use crate::grammar::Grammar;
 use crate::input::{self, Source};
 use crate::model::{Verdict, Violation};
@@ -34,6 +34,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// Serves the protocol on stdin/stdout until `exit`; returns the process exit code (0 after `shutdown`).
 pub fn run() -> i32 {
@@ -97,8 +98,6 @@ struct Server<W: Write> {
     docs: BTreeMap<PathBuf, Doc>,
     /// Per checked directory, the files that have non-empty diagnostics on the client.
     published: BTreeMap<PathBuf, BTreeSet<PathBuf>>,
-    /// Distinguishes temporary directories of successive checks.
-    checks: u64,
 }
 
 impl<W: Write> Server<W> {
@@ -113,7 +112,6 @@ impl<W: Write> Server<W> {
             grammar: None,
             docs: BTreeMap::new(),
             published: BTreeMap::new(),
-            checks: 0,
         }
     }
 
@@ -370,7 +368,7 @@ impl<W: Write> Server<W> {
     /// Checks one directory: its open log documents (as the editor holds them) and its log files on disk.
     #[allow(clippy::type_complexity)]
     fn check_dir(
-        &mut self,
+        &self,
         dir: &Path,
     ) -> Result<
         (
@@ -402,66 +400,46 @@ impl<W: Write> Server<W> {
         }
         input::sort_rotated(&mut files);
 
-        // Open documents with unsaved text are read from a copy of that text under the same file name (the
-        // name tells the node).
-        self.checks += 1;
-        let tmp = std::env::temp_dir().join(format!(
-            "ozone-conform-lsp-{}-{}",
-            std::process::id(),
-            self.checks
-        ));
-        let mut sources = Vec::with_capacity(files.len());
-        let mut copies = Vec::new();
-        for (i, path) in files.iter().enumerate() {
-            let doc = self
-                .docs
-                .get(path)
-                .filter(|d| d.dirty && !is_gzip_name(path));
-            match doc {
-                None => sources.push(Source::File(path.clone())),
-                Some(d) => {
-                    let copy = tmp
-                        .join(i.to_string())
-                        .join(path.file_name().unwrap_or_default());
-                    let written = copy
-                        .parent()
-                        .map_or(Ok(()), std::fs::create_dir_all)
-                        .and_then(|_| std::fs::write(&copy, d.text.as_bytes()));
-                    if let Err(e) = written {
-                        let _ = std::fs::remove_dir_all(&tmp);
-                        return Err(format!("cannot write a copy of {}: {e}", path.display()));
-                    }
-                    copies.push((copy.display().to_string(), path.display().to_string()));
-                    sources.push(Source::File(copy));
+        // Open documents with unsaved text are read as the editor holds them, from memory, under their own
+        // path (the name tells the node).
+        let sources: Vec<Source> = files
+            .iter()
+            .map(|path| {
+                match self
+                    .docs
+                    .get(path)
+                    .filter(|d| d.dirty && !is_gzip_name(path))
+                {
+                    None => Source::File(path.clone()),
+                    Some(d) => Source::Buffer {
+                        path: path.clone(),
+                        bytes: Arc::from(d.text.as_bytes()),
+                    },
                 }
-            }
-        }
-        let options = ScanOptions {
-            layout: None,
-            node: None,
-            progress: None,
-            read_back: false,
-            wrapper: None,
-            max_skew_ms: Some(self.max_skew_ms),
+            })
+            .collect();
+        let pipeline = Pipeline {
+            max_skew_ms: self.max_skew_ms,
+            ..Pipeline::default()
         };
-        let timeline =
-            crate::timeline::build(&sources, grammar, &options, self.max_skew_ms, &|_, _| {});
-        let _ = std::fs::remove_dir_all(&tmp);
-        let reports = crate::check::replay(&timeline, crate::check::monitors(&[]));
+        let inputs = Inputs::Logs {
+            sources: &sources,
+            grammar,
+            options: &ScanOptions::default(),
+            on_unparsed: &|_, _| {},
+        };
+        let Checked {
+            timeline, reports, ..
+        } = pipeline.run(inputs, &mut ());
 
-        let mut messages = Vec::new();
-        for s in &timeline.inputs {
-            for e in &s.errors {
-                let mut e = e.clone();
-                for (copy, real) in &copies {
-                    e = e.replace(copy, real);
-                }
-                messages.push((MessageType::WARNING, e));
-            }
-        }
+        let mut messages: Vec<(MessageType, String)> = timeline
+            .inputs
+            .iter()
+            .flat_map(|s| s.errors.iter().map(|e| (MessageType::WARNING, e.clone())))
+            .collect();
         let mut summary = format!("checked {} file(s) in {}:", files.len(), dir.display());
         for r in &reports {
-            summary.push_str(&format!("\n  {}: ", r.model));
+            summary.push_str(&format!("\n  {}: ", r.model()));
             match r.verdict {
                 Verdict::Violated => {
                     summary.push_str(&format!("violated ({} violation(s))", r.violations.len()))
@@ -622,9 +600,11 @@ fn violation_diagnostic(
     v: &Violation,
 ) -> Option<Diagnostic> {
     let invariant = v.invariant;
-    let spec_at = crate::render::report::spec_line(report.spec.path, invariant.name)
-        .map(|l| format!("{}:{l}", report.spec.path))
-        .unwrap_or_else(|| report.spec.path.to_string());
+    let spec = report.spec();
+    let spec_at = report
+        .spec_line(invariant.name)
+        .map(|l| format!("{}:{l}", spec.path))
+        .unwrap_or_else(|| spec.path.to_string());
     let mut message = format!("{} ({})", v.message, v.primary_label);
     message.push_str(&format!(
         "\n{}: {}. {}",
@@ -632,7 +612,7 @@ fn violation_diagnostic(
     ));
     message.push_str(&format!(
         "\nSpec: {} {} ({spec_at}). Upstream issue: {}.",
-        report.spec.module, v.invariant, report.spec.issue
+        spec.module, v.invariant, spec.issue
     ));
     if let Some(a) = &v.ambiguous_order {
         message.push_str(&format!("\nNote: {a}."));
@@ -654,17 +634,17 @@ fn violation_diagnostic(
         range: message_range(timeline, v.primary),
         severity: Some(DiagnosticSeverity::ERROR),
         code: Some(NumberOrString::String(v.invariant.code.to_string())),
-        code_description: issue_link(report.spec.issue),
+        code_description: issue_link(spec.issue),
         source: Some("ozone-conform".into()),
         message,
         related_information: Some(related),
         tags: None,
         data: Some(json!({
-            "model": report.model,
+            "model": report.model(),
             "invariant": v.invariant,
             "node": v.node.as_deref(),
-            "spec": {"module": report.spec.module, "path": report.spec.path,
-                     "line": crate::render::report::spec_line(report.spec.path, invariant.name)},
+            "spec": {"module": spec.module, "path": spec.path,
+                     "line": report.spec_line(invariant.name)},
         })),
     })
 }
@@ -676,7 +656,7 @@ fn inconclusive_diagnostic(
     timeline: &Timeline,
     report: &ModelReport,
 ) -> Option<(usize, Diagnostic)> {
-    let bug = crate::bugs::by_name(report.model)?;
+    let bug = report.bug;
     let model = (bug.monitor)();
     let index = timeline.events.heads().position(|e| model.reads(e.kind))?;
     let input = timeline.events.head(index).span.input as usize;
@@ -686,16 +666,16 @@ fn inconclusive_diagnostic(
             range: message_range(timeline, index),
             severity: Some(DiagnosticSeverity::INFORMATION),
             code: Some(NumberOrString::String(inconclusive_code(bug))),
-            code_description: issue_link(report.spec.issue),
+            code_description: issue_link(report.spec().issue),
             source: Some("ozone-conform".into()),
             message: format!(
                 "{} is inconclusive: {}",
-                report.model,
+                report.model(),
                 report.reason.as_deref().unwrap_or("")
             ),
             related_information: None,
             tags: None,
-            data: Some(json!({"model": report.model, "verdict": "inconclusive"})),
+            data: Some(json!({"model": report.model(), "verdict": "inconclusive"})),
         },
     ))
 }

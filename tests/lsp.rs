@@ -25,8 +25,14 @@ struct Client {
 
 impl Client {
     fn spawn() -> Client {
+        Client::spawn_with(&[])
+    }
+
+    /// The server with these environment variables set.
+    fn spawn_with(env: &[(&str, &Path)]) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_ozone-conform"))
             .arg("lsp")
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -407,3 +413,4 @@ fn inconclusive_diagnostics_carry_a_code_and_the_range_of_the_first_record_read(
         "a real range, not an empty one at 0:0: {found}"
     );
 }
+
