@@ -786,6 +786,138 @@ mod tests {
         assert!(out.contains("invalid params"), "{out}");
     }
 
+    /// The frames of a session: `initialize`, then `notifications`, then `shutdown` and `exit`.
+    fn session(notifications: &[Json]) -> Vec<u8> {
+        let mut input = Vec::new();
+        let mut frame = |msg: Json| {
+            let body = msg.to_string();
+            input.extend(format!("Content-Length: {}\r\n\r\n{body}", body.len()).bytes());
+        };
+        frame(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                     "params": {"capabilities": {}}}));
+        for n in notifications {
+            frame(n.clone());
+        }
+        frame(json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
+        frame(json!({"jsonrpc": "2.0", "method": "exit"}));
+        input
+    }
+
+    /// The last diagnostics published for `uri` in the server's output.
+    fn published(output: &[u8], uri: &Uri) -> Vec<Json> {
+        let mut rest = output;
+        let mut last = None;
+        while let Ok(Some(msg)) = Message::read(&mut rest) {
+            if let Message::Notification(n) = msg {
+                if n.method == "textDocument/publishDiagnostics" && n.params["uri"] == uri.as_str()
+                {
+                    last = n.params["diagnostics"].as_array().cloned();
+                }
+            }
+        }
+        last.unwrap_or_else(|| panic!("no diagnostics for {}", uri.as_str()))
+    }
+
+    fn scenario(case: &str, file: &str) -> String {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/scenarios/scm-secret-keys")
+            .join(case)
+            .join(file);
+        std::fs::read_to_string(path).expect("the scenario fixtures")
+    }
+
+    fn did_open(path: &Path, text: &str) -> Json {
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+               "params": {"textDocument": {"uri": path_uri(path).unwrap().as_str(),
+                          "languageId": "log", "version": 1, "text": text}}})
+    }
+
+    /// The violation an unsaved buffer holds is reported at the buffer's line, though the file on disk is
+    /// healthy; the check reads the buffer from memory and writes nothing (the directory is as it was), and
+    /// a cluster held only in buffers, under a directory that does not exist, is checked the same way.
+    #[test]
+    fn an_unsaved_buffer_is_checked_from_memory_and_the_diagnostics_follow_it() {
+        let scm3 = "ozone-hadoop-scm-scm3.log";
+        let violating = scenario("violating", scm3);
+        let tmp = tempfile::tempdir().unwrap();
+        for n in 1..=3 {
+            let name = format!("ozone-hadoop-scm-scm{n}.log");
+            std::fs::write(tmp.path().join(&name), scenario("healthy", &name)).unwrap();
+        }
+        let listing = |dir: &Path| {
+            let mut names: Vec<_> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            names.sort();
+            names
+        };
+        let before = listing(tmp.path());
+        let on_disk = tmp.path().join(scm3);
+        let mut out = Vec::new();
+        assert_eq!(
+            serve(&session(&[did_open(&on_disk, &violating)])[..], &mut out),
+            0
+        );
+        let list = published(&out, &path_uri(&on_disk).unwrap());
+        let d = list
+            .iter()
+            .find(|d| d["code"] == "OZ-SCM-KEYS-001")
+            .unwrap_or_else(|| panic!("the buffer's violation: {list:?}"));
+        // The range is on the buffer's line, to its end: the line as the editor holds it.
+        let line = d["range"]["start"]["line"].as_u64().unwrap() as usize;
+        let buffer_line = violating.lines().nth(line).unwrap();
+        assert_eq!(
+            d["range"]["end"]["character"],
+            buffer_line.encode_utf16().count() as u64
+        );
+        assert_ne!(
+            std::fs::read_to_string(&on_disk).unwrap().lines().nth(line),
+            Some(buffer_line),
+            "the file on disk differs from the buffer there"
+        );
+        assert_eq!(
+            listing(tmp.path()),
+            before,
+            "nothing was written beside the logs"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&on_disk).unwrap(),
+            scenario("healthy", scm3)
+        );
+        // The same file as saved (the healthy one, opened as it is on disk): nothing to report.
+        let mut out = Vec::new();
+        let healthy = scenario("healthy", scm3);
+        assert_eq!(
+            serve(&session(&[did_open(&on_disk, &healthy)])[..], &mut out),
+            0
+        );
+        assert_eq!(
+            published(&out, &path_uri(&on_disk).unwrap()),
+            Vec::<Json>::new()
+        );
+
+        // No file at all: the whole cluster in buffers of a directory that is not there.
+        let nowhere = tmp.path().join("not there");
+        let opened: Vec<Json> = (1..=3)
+            .map(|n| {
+                let name = format!("ozone-hadoop-scm-scm{n}.log");
+                did_open(&nowhere.join(&name), &scenario("violating", &name))
+            })
+            .collect();
+        let mut out = Vec::new();
+        assert_eq!(serve(&session(&opened)[..], &mut out), 0);
+        let list = published(&out, &path_uri(&nowhere.join(scm3)).unwrap());
+        assert!(
+            list.iter()
+                .any(|d| d["code"] == "OZ-SCM-KEYS-001"
+                    && d["range"]["start"]["line"] == line as u64),
+            "{list:?}"
+        );
+        assert!(!nowhere.exists());
+        assert_eq!(listing(tmp.path()), before);
+    }
+
     #[test]
     fn exit_without_shutdown_is_exit_code_one() {
         let body = r#"{"jsonrpc":"2.0","method":"exit"}"#;

@@ -172,3 +172,75 @@ impl Pipeline<'_> {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::{Path, PathBuf};
+    use std::sync::Arc;
+
+    fn check(sources: &[Source], grammar: &Grammar) -> serde_json::Value {
+        let inputs = Inputs::Logs {
+            sources,
+            grammar,
+            options: &ScanOptions::default(),
+            on_unparsed: &|_, _| {},
+        };
+        let checked = Pipeline::default().run(inputs, &mut ());
+        crate::render::report::to_json(&checked.timeline, &checked.reports, true)
+    }
+
+    /// An editor's buffer is read as the file it holds would be: the same report, line for line and byte
+    /// for byte, under the same path.
+    #[test]
+    fn a_buffer_is_checked_as_the_file_it_holds() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/scenarios/scm-secret-keys/violating");
+        let files: Vec<PathBuf> = (1..=3)
+            .map(|n| dir.join(format!("ozone-hadoop-scm-scm{n}.log")))
+            .collect();
+        let grammar = Grammar::embedded().unwrap();
+        let on_disk: Vec<Source> = files.iter().cloned().map(Source::File).collect();
+        let in_memory: Vec<Source> = files
+            .iter()
+            .map(|p| Source::Buffer {
+                path: p.clone(),
+                bytes: Arc::from(std::fs::read(p).unwrap()),
+            })
+            .collect();
+        let report = check(&on_disk, &grammar);
+        assert_eq!(report["models"][0]["verdict"], "violated", "{report}");
+        assert_eq!(check(&in_memory, &grammar), report);
+    }
+
+    /// Events already scanned (an event stream, a live check's events so far) give the report their scan
+    /// gives.
+    #[test]
+    fn scanned_events_are_checked_as_their_logs() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/scenarios/scm-secret-keys/violating");
+        let grammar = Grammar::embedded().unwrap();
+        let sources: Vec<Source> = (1..=3)
+            .map(|n| Source::File(dir.join(format!("ozone-hadoop-scm-scm{n}.log"))))
+            .collect();
+        let (mut stats, mut events) = (Vec::new(), Vec::new());
+        for (i, s) in sources.iter().enumerate() {
+            let mut found = Vec::new();
+            let options = ScanOptions::default();
+            stats.push(crate::scan::scan_input(
+                i as u32,
+                s,
+                &grammar,
+                &options,
+                |e| found.push(e),
+                |_| {},
+            ));
+            events.push(found);
+        }
+        let checked = Pipeline::default().run(
+            Inputs::Scanned(Scanned::from_events(stats, events)),
+            &mut (),
+        );
+        let scanned = crate::render::report::to_json(&checked.timeline, &checked.reports, true);
+        assert_eq!(scanned, check(&sources, &grammar));
+    }
+}
