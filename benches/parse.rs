@@ -310,8 +310,12 @@ fn bench_replay(c: &mut Criterion) {
     g.sample_size(10);
     g.bench_function("four_models_1M_events", |b| {
         b.iter(|| {
-            let reports =
-                ozone_conform::check::replay(&timeline, ozone_conform::check::monitors(&[]));
+            let reports = ozone_conform::check::replay(
+                &timeline,
+                ozone_conform::check::monitors(&[]),
+                &Default::default(),
+            )
+            .reports;
             black_box(reports.len())
         })
     });

@@ -663,12 +663,15 @@ fn check_once(args: &[String]) -> CheckOnce {
         test_output,
         crate::timeline::DEFAULT_MAX_SKEW_MS,
     );
-    let observed =
-        crate::check::observe_ticking(&timeline, crate::check::monitors(&[]), true, true, None);
+    let options = crate::check::ReplayOptions {
+        witnesses: true,
+        ..Default::default()
+    };
+    let observed = crate::check::replay(&timeline, crate::check::monitors(&[]), &options);
     // The witness tables run (as `--coverage` and `export` run them), but the coverage is not computed: its
     // search for the mirror's behaviour (`behaviour_steps`) took a minute on a generated log of 700 lines in a
     // debug build, far beyond a fuzz iteration.
-    let reports: Vec<_> = observed.into_iter().map(|(r, _)| r).collect();
+    let reports = observed.reports;
     let mut outputs = Vec::new();
     for all in [false, true] {
         for format in [
@@ -713,7 +716,7 @@ fn check_once(args: &[String]) -> CheckOnce {
                     format!("{}:{} {}", at.path, at.line, v.invariant.name)
                 })
                 .unwrap_or_default();
-            (r.model, r.verdict, first)
+            (r.model(), r.verdict, first)
         })
         .collect();
     CheckOnce { checked, outputs }

@@ -8,6 +8,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
 
 /// Blocks are cut at a newline near this size.
 pub const BLOCK_SIZE: usize = 1 << 20;
@@ -21,23 +22,34 @@ pub enum Source {
     File(PathBuf),
     /// A file followed as it grows (`--follow`), across rotation by rename and by copytruncate.
     Follow(PathBuf),
+    /// The text of a file as an editor holds it, unsaved edits included (the language server): read from
+    /// memory, reported under the file's path (whose name may name the node, as a file's does).
+    Buffer {
+        path: PathBuf,
+        bytes: Arc<[u8]>,
+    },
 }
 
 impl Source {
     /// The path as given on the command line (`-` for stdin), used in every report.
     pub fn display(&self) -> String {
-        match self {
-            Source::Stdin => "-".to_string(),
-            Source::File(p) | Source::Follow(p) => p.display().to_string(),
+        match self.path() {
+            None => "-".to_string(),
+            Some(p) => p.display().to_string(),
         }
     }
 
     pub fn file_name(&self) -> Option<String> {
+        self.path()?
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+    }
+
+    /// The file's path; `None` for stdin.
+    pub fn path(&self) -> Option<&Path> {
         match self {
             Source::Stdin => None,
-            Source::File(p) | Source::Follow(p) => {
-                p.file_name().map(|n| n.to_string_lossy().into_owned())
-            }
+            Source::File(p) | Source::Follow(p) | Source::Buffer { path: p, .. } => Some(p),
         }
     }
 }
@@ -263,10 +275,7 @@ fn digest(path: &Path) -> io::Result<[u64; 2]> {
 
 /// Puts each rotation family's parts together, oldest first, where its first member was named.
 pub(crate) fn order_families(sources: Vec<Source>) -> (Vec<Source>, Vec<Option<String>>) {
-    let base_of = |s: &Source| match s {
-        Source::File(p) | Source::Follow(p) => Some(rotation_base(p)),
-        Source::Stdin => None,
-    };
+    let base_of = |s: &Source| s.path().map(rotation_base);
     let mut families: Vec<(Option<PathBuf>, Vec<Source>)> = Vec::new();
     for s in sources {
         let base = base_of(&s);
@@ -278,10 +287,8 @@ pub(crate) fn order_families(sources: Vec<Source>) -> (Vec<Source>, Vec<Option<S
     let mut out = Vec::new();
     let mut notes = Vec::new();
     for (base, mut members) in families {
-        members.sort_by(|a, b| match (a, b) {
-            (Source::File(x) | Source::Follow(x), Source::File(y) | Source::Follow(y)) => {
-                rotation_order(x, y)
-            }
+        members.sort_by(|a, b| match (a.path(), b.path()) {
+            (Some(x), Some(y)) => rotation_order(x, y),
             _ => std::cmp::Ordering::Equal,
         });
         let n = members.len();
@@ -293,8 +300,8 @@ pub(crate) fn order_families(sources: Vec<Source>) -> (Vec<Source>, Vec<Option<S
                         .to_string_lossy()
                         .into_owned()
                 });
-                let by = match &m {
-                    Source::File(p) | Source::Follow(p) => match rotation_key(p).1 {
+                let by = match m.path() {
+                    Some(p) => match rotation_key(p).1 {
                         Rotation::Live => "live file, newest".to_string(),
                         Rotation::Numbered(k) => format!("suffix .{k}"),
                         Rotation::Dated(d, k) => format!(
@@ -306,7 +313,7 @@ pub(crate) fn order_families(sources: Vec<Source>) -> (Vec<Source>, Vec<Option<S
                             }
                         ),
                     },
-                    Source::Stdin => String::new(),
+                    None => String::new(),
                 };
                 format!("part {} of {n} of {base}, oldest first (by {by})", i + 1)
             }));
@@ -600,6 +607,8 @@ pub fn open_with_progress(
             };
             (Box::new(file), live)
         }
+        // Bytes in memory are there whole, as a file's are.
+        Source::Buffer { bytes, .. } => (Box::new(io::Cursor::new(Arc::clone(bytes))), Live::Batch),
         // A followed file is read as it is; gzip does not grow.
         Source::Follow(p) => {
             return Ok(Opened {
@@ -663,6 +672,7 @@ fn stdin_liveness() -> Live {
 pub fn is_live(source: &Source) -> bool {
     match source {
         Source::Follow(_) => true,
+        Source::Buffer { .. } => false,
         Source::Stdin => stdin_liveness() != Live::Batch,
         // stat, not open: opening a FIFO waits for its writer, and closing it again would end the writer's pipe.
         Source::File(p) => std::fs::metadata(p).is_ok_and(|m| is_stream_type(m.file_type())),

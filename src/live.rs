@@ -9,13 +9,13 @@
 //! SIGINT and SIGTERM end the loop (a `stop` flag): the verdicts of what arrived are then given as at an end. Memory grows with the *events* (the few
 //! lines the grammar turns into events), not with the input: lines are not kept.
 
-use crate::check::{monitors, replay_until, ModelReport};
+use crate::check::{Checked, Inputs, ModelReport, Pipeline, Scanned};
 use crate::event::Event;
 use crate::grammar::Grammar;
 use crate::input::Source;
 use crate::model::Violation;
 use crate::scan::{scan_input, InputStats, ScanOptions, UnparsedLine};
-use crate::timeline::{from_events, Timeline};
+use crate::timeline::Timeline;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -79,20 +79,19 @@ pub enum End {
     Stopped,
 }
 
-/// Checks `sources` live; `on_violation` gets each new violation as soon as it is found (the first one per
-/// model unless `all`). Returns the final timeline and reports when every input has ended or `stop` is set.
+/// Checks `sources` live with `pipeline` (whose every look but the last is [`Pipeline::partial`]);
+/// `on_violation` gets each new violation as soon as it is found (the first one per model unless `all`).
+/// Returns the final timeline and reports when every input has ended or `stop` is set.
 ///
 /// The scanning threads are detached, not scoped: a thread blocked reading a pipe or waiting for a followed
 /// file to grow cannot be woken, so a stopped check leaves them to end with the process.
 #[allow(clippy::too_many_arguments)]
 pub fn check_live(
+    pipeline: &Pipeline,
     sources: &[Source],
     grammar: &Grammar,
     options: &ScanOptions,
-    models: &[crate::bugs::Bug],
     all: bool,
-    max_skew_ms: i64,
-    utc_offsets: crate::clock::GivenOffsets,
     stop: &AtomicBool,
     on_unparsed: OnUnparsed,
     on_violation: &mut dyn FnMut(&Timeline, &ModelReport, Found),
@@ -112,15 +111,15 @@ pub fn check_live(
         for r in reports {
             if all {
                 for v in &r.violations {
-                    if seen.insert(identity(timeline, r.model, v)) {
+                    if seen.insert(identity(timeline, r.model(), v)) {
                         on_violation(timeline, r, Found::New(v));
                     }
                 }
                 continue;
             }
             let Some(v) = r.first() else { continue };
-            let id = identity(timeline, r.model, v);
-            match printed.get(r.model) {
+            let id = identity(timeline, r.model(), v);
+            match printed.get(r.model()) {
                 Some((before, _)) if *before == id => {}
                 Some((_, before)) => {
                     // Replay finds violations in timeline order, so a different first is an earlier one.
@@ -133,39 +132,42 @@ pub fn check_live(
                             first: v,
                         },
                     );
-                    printed.insert(r.model, (id, printed_as(timeline, v)));
+                    printed.insert(r.model(), (id, printed_as(timeline, v)));
                 }
                 None => {
                     on_violation(timeline, r, Found::New(v));
-                    printed.insert(r.model, (id, printed_as(timeline, v)));
+                    printed.insert(r.model(), (id, printed_as(timeline, v)));
                 }
             }
         }
     };
-    let snapshot = || -> Timeline {
-        let a = shared
-            .arrived
-            .lock()
-            .expect("no scanner panics while holding the lock");
-        let inputs: Vec<InputStats> = a
-            .stats
-            .iter()
-            .zip(sources)
-            .map(|(s, src)| {
-                s.clone().unwrap_or_else(|| InputStats {
-                    path: src.display(),
-                    ..InputStats::default()
+    // What has arrived so far, checked by the pipeline as a batch check of these inputs would check it.
+    let look = |pipeline: &Pipeline| -> Checked {
+        let scanned = {
+            let a = shared
+                .arrived
+                .lock()
+                .expect("no scanner panics while holding the lock");
+            let inputs: Vec<InputStats> = a
+                .stats
+                .iter()
+                .zip(sources)
+                .map(|(s, src)| {
+                    s.clone().unwrap_or_else(|| InputStats {
+                        path: src.display(),
+                        ..InputStats::default()
+                    })
                 })
-            })
-            .collect();
-        let test_output = inputs
-            .iter()
-            .map(|s| s.layout.as_deref() == Some("test"))
-            .collect();
-        let mut timeline = from_events(inputs, a.per_input.clone(), test_output, max_skew_ms);
-        timeline.set_utc_offsets(utc_offsets.clone());
-        timeline
+                .collect();
+            Scanned::from_events(inputs, a.per_input.clone())
+        };
+        pipeline.run(Inputs::Scanned(scanned), &mut ())
     };
+    let partial = Pipeline {
+        partial: true,
+        ..pipeline.clone()
+    };
+    let options = pipeline.scan_options(options);
     let grammar = Arc::new(grammar.clone());
     for (i, source) in sources.iter().enumerate() {
         let (shared, grammar, options, source) = (
@@ -204,14 +206,16 @@ pub fn check_live(
         }
         if shared.news.swap(false, Ordering::AcqRel) {
             let started = std::time::Instant::now();
-            let timeline = snapshot();
-            let reports = replay_until(&timeline, monitors(models), false);
+            let Checked {
+                timeline, reports, ..
+            } = look(&partial);
             report_new(&timeline, &reports);
             pause = TICK.max(started.elapsed() * 2);
         }
     }
-    let timeline = snapshot();
-    let reports = replay_until(&timeline, monitors(models), true);
+    let Checked {
+        timeline, reports, ..
+    } = look(pipeline);
     report_new(&timeline, &reports);
     (timeline, reports, end)
 }

@@ -18,7 +18,7 @@
 //! Nothing but protocol goes to stdout; problems (unreadable messages, input errors, even a panic inside a
 //! check) are reported with `window/logMessage` and the server goes on.
 
-use crate::check::ModelReport;
+use crate::check::{Checked, Inputs, ModelReport, Pipeline};
 use crate::grammar::Grammar;
 use crate::input::{self, Source};
 use crate::model::{Verdict, Violation};
@@ -34,6 +34,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// Serves the protocol on stdin/stdout until `exit`; returns the process exit code (0 after `shutdown`).
 pub fn run() -> i32 {
@@ -97,8 +98,6 @@ struct Server<W: Write> {
     docs: BTreeMap<PathBuf, Doc>,
     /// Per checked directory, the files that have non-empty diagnostics on the client.
     published: BTreeMap<PathBuf, BTreeSet<PathBuf>>,
-    /// Distinguishes temporary directories of successive checks.
-    checks: u64,
 }
 
 impl<W: Write> Server<W> {
@@ -113,7 +112,6 @@ impl<W: Write> Server<W> {
             grammar: None,
             docs: BTreeMap::new(),
             published: BTreeMap::new(),
-            checks: 0,
         }
     }
 
@@ -370,7 +368,7 @@ impl<W: Write> Server<W> {
     /// Checks one directory: its open log documents (as the editor holds them) and its log files on disk.
     #[allow(clippy::type_complexity)]
     fn check_dir(
-        &mut self,
+        &self,
         dir: &Path,
     ) -> Result<
         (
@@ -402,66 +400,46 @@ impl<W: Write> Server<W> {
         }
         input::sort_rotated(&mut files);
 
-        // Open documents with unsaved text are read from a copy of that text under the same file name (the
-        // name tells the node).
-        self.checks += 1;
-        let tmp = std::env::temp_dir().join(format!(
-            "ozone-conform-lsp-{}-{}",
-            std::process::id(),
-            self.checks
-        ));
-        let mut sources = Vec::with_capacity(files.len());
-        let mut copies = Vec::new();
-        for (i, path) in files.iter().enumerate() {
-            let doc = self
-                .docs
-                .get(path)
-                .filter(|d| d.dirty && !is_gzip_name(path));
-            match doc {
-                None => sources.push(Source::File(path.clone())),
-                Some(d) => {
-                    let copy = tmp
-                        .join(i.to_string())
-                        .join(path.file_name().unwrap_or_default());
-                    let written = copy
-                        .parent()
-                        .map_or(Ok(()), std::fs::create_dir_all)
-                        .and_then(|_| std::fs::write(&copy, d.text.as_bytes()));
-                    if let Err(e) = written {
-                        let _ = std::fs::remove_dir_all(&tmp);
-                        return Err(format!("cannot write a copy of {}: {e}", path.display()));
-                    }
-                    copies.push((copy.display().to_string(), path.display().to_string()));
-                    sources.push(Source::File(copy));
+        // Open documents with unsaved text are read as the editor holds them, from memory, under their own
+        // path (the name tells the node).
+        let sources: Vec<Source> = files
+            .iter()
+            .map(|path| {
+                match self
+                    .docs
+                    .get(path)
+                    .filter(|d| d.dirty && !is_gzip_name(path))
+                {
+                    None => Source::File(path.clone()),
+                    Some(d) => Source::Buffer {
+                        path: path.clone(),
+                        bytes: Arc::from(d.text.as_bytes()),
+                    },
                 }
-            }
-        }
-        let options = ScanOptions {
-            layout: None,
-            node: None,
-            progress: None,
-            read_back: false,
-            wrapper: None,
-            max_skew_ms: Some(self.max_skew_ms),
+            })
+            .collect();
+        let pipeline = Pipeline {
+            max_skew_ms: self.max_skew_ms,
+            ..Pipeline::default()
         };
-        let timeline =
-            crate::timeline::build(&sources, grammar, &options, self.max_skew_ms, &|_, _| {});
-        let _ = std::fs::remove_dir_all(&tmp);
-        let reports = crate::check::replay(&timeline, crate::check::monitors(&[]));
+        let inputs = Inputs::Logs {
+            sources: &sources,
+            grammar,
+            options: &ScanOptions::default(),
+            on_unparsed: &|_, _| {},
+        };
+        let Checked {
+            timeline, reports, ..
+        } = pipeline.run(inputs, &mut ());
 
-        let mut messages = Vec::new();
-        for s in &timeline.inputs {
-            for e in &s.errors {
-                let mut e = e.clone();
-                for (copy, real) in &copies {
-                    e = e.replace(copy, real);
-                }
-                messages.push((MessageType::WARNING, e));
-            }
-        }
+        let mut messages: Vec<(MessageType, String)> = timeline
+            .inputs
+            .iter()
+            .flat_map(|s| s.errors.iter().map(|e| (MessageType::WARNING, e.clone())))
+            .collect();
         let mut summary = format!("checked {} file(s) in {}:", files.len(), dir.display());
         for r in &reports {
-            summary.push_str(&format!("\n  {}: ", r.model));
+            summary.push_str(&format!("\n  {}: ", r.model()));
             match r.verdict {
                 Verdict::Violated => {
                     summary.push_str(&format!("violated ({} violation(s))", r.violations.len()))
@@ -622,9 +600,11 @@ fn violation_diagnostic(
     v: &Violation,
 ) -> Option<Diagnostic> {
     let invariant = v.invariant;
-    let spec_at = crate::render::report::spec_line(report.spec.path, invariant.name)
-        .map(|l| format!("{}:{l}", report.spec.path))
-        .unwrap_or_else(|| report.spec.path.to_string());
+    let spec = report.spec();
+    let spec_at = report
+        .spec_line(invariant.name)
+        .map(|l| format!("{}:{l}", spec.path))
+        .unwrap_or_else(|| spec.path.to_string());
     let mut message = format!("{} ({})", v.message, v.primary_label);
     message.push_str(&format!(
         "\n{}: {}. {}",
@@ -632,7 +612,7 @@ fn violation_diagnostic(
     ));
     message.push_str(&format!(
         "\nSpec: {} {} ({spec_at}). Upstream issue: {}.",
-        report.spec.module, v.invariant, report.spec.issue
+        spec.module, v.invariant, spec.issue
     ));
     if let Some(a) = &v.ambiguous_order {
         message.push_str(&format!("\nNote: {a}."));
@@ -654,17 +634,17 @@ fn violation_diagnostic(
         range: message_range(timeline, v.primary),
         severity: Some(DiagnosticSeverity::ERROR),
         code: Some(NumberOrString::String(v.invariant.code.to_string())),
-        code_description: issue_link(report.spec.issue),
+        code_description: issue_link(spec.issue),
         source: Some("ozone-conform".into()),
         message,
         related_information: Some(related),
         tags: None,
         data: Some(json!({
-            "model": report.model,
+            "model": report.model(),
             "invariant": v.invariant,
             "node": v.node.as_deref(),
-            "spec": {"module": report.spec.module, "path": report.spec.path,
-                     "line": crate::render::report::spec_line(report.spec.path, invariant.name)},
+            "spec": {"module": spec.module, "path": spec.path,
+                     "line": report.spec_line(invariant.name)},
         })),
     })
 }
@@ -676,7 +656,7 @@ fn inconclusive_diagnostic(
     timeline: &Timeline,
     report: &ModelReport,
 ) -> Option<(usize, Diagnostic)> {
-    let bug = crate::bugs::by_name(report.model)?;
+    let bug = report.bug;
     let model = (bug.monitor)();
     let index = timeline.events.heads().position(|e| model.reads(e.kind))?;
     let input = timeline.events.head(index).span.input as usize;
@@ -686,16 +666,16 @@ fn inconclusive_diagnostic(
             range: message_range(timeline, index),
             severity: Some(DiagnosticSeverity::INFORMATION),
             code: Some(NumberOrString::String(inconclusive_code(bug))),
-            code_description: issue_link(report.spec.issue),
+            code_description: issue_link(report.spec().issue),
             source: Some("ozone-conform".into()),
             message: format!(
                 "{} is inconclusive: {}",
-                report.model,
+                report.model(),
                 report.reason.as_deref().unwrap_or("")
             ),
             related_information: None,
             tags: None,
-            data: Some(json!({"model": report.model, "verdict": "inconclusive"})),
+            data: Some(json!({"model": report.model(), "verdict": "inconclusive"})),
         },
     ))
 }
@@ -804,6 +784,138 @@ mod tests {
         assert!(out.contains("unreadable message"), "{out}");
         assert!(out.contains(r#""id":2,"result":null"#), "{out}");
         assert!(out.contains("invalid params"), "{out}");
+    }
+
+    /// The frames of a session: `initialize`, then `notifications`, then `shutdown` and `exit`.
+    fn session(notifications: &[Json]) -> Vec<u8> {
+        let mut input = Vec::new();
+        let mut frame = |msg: Json| {
+            let body = msg.to_string();
+            input.extend(format!("Content-Length: {}\r\n\r\n{body}", body.len()).bytes());
+        };
+        frame(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                     "params": {"capabilities": {}}}));
+        for n in notifications {
+            frame(n.clone());
+        }
+        frame(json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
+        frame(json!({"jsonrpc": "2.0", "method": "exit"}));
+        input
+    }
+
+    /// The last diagnostics published for `uri` in the server's output.
+    fn published(output: &[u8], uri: &Uri) -> Vec<Json> {
+        let mut rest = output;
+        let mut last = None;
+        while let Ok(Some(msg)) = Message::read(&mut rest) {
+            if let Message::Notification(n) = msg {
+                if n.method == "textDocument/publishDiagnostics" && n.params["uri"] == uri.as_str()
+                {
+                    last = n.params["diagnostics"].as_array().cloned();
+                }
+            }
+        }
+        last.unwrap_or_else(|| panic!("no diagnostics for {}", uri.as_str()))
+    }
+
+    fn scenario(case: &str, file: &str) -> String {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/scenarios/scm-secret-keys")
+            .join(case)
+            .join(file);
+        std::fs::read_to_string(path).expect("the scenario fixtures")
+    }
+
+    fn did_open(path: &Path, text: &str) -> Json {
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+               "params": {"textDocument": {"uri": path_uri(path).unwrap().as_str(),
+                          "languageId": "log", "version": 1, "text": text}}})
+    }
+
+    /// The violation an unsaved buffer holds is reported at the buffer's line, though the file on disk is
+    /// healthy; the check reads the buffer from memory and writes nothing (the directory is as it was), and
+    /// a cluster held only in buffers, under a directory that does not exist, is checked the same way.
+    #[test]
+    fn an_unsaved_buffer_is_checked_from_memory_and_the_diagnostics_follow_it() {
+        let scm3 = "ozone-hadoop-scm-scm3.log";
+        let violating = scenario("violating", scm3);
+        let tmp = tempfile::tempdir().unwrap();
+        for n in 1..=3 {
+            let name = format!("ozone-hadoop-scm-scm{n}.log");
+            std::fs::write(tmp.path().join(&name), scenario("healthy", &name)).unwrap();
+        }
+        let listing = |dir: &Path| {
+            let mut names: Vec<_> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            names.sort();
+            names
+        };
+        let before = listing(tmp.path());
+        let on_disk = tmp.path().join(scm3);
+        let mut out = Vec::new();
+        assert_eq!(
+            serve(&session(&[did_open(&on_disk, &violating)])[..], &mut out),
+            0
+        );
+        let list = published(&out, &path_uri(&on_disk).unwrap());
+        let d = list
+            .iter()
+            .find(|d| d["code"] == "OZ-SCM-KEYS-001")
+            .unwrap_or_else(|| panic!("the buffer's violation: {list:?}"));
+        // The range is on the buffer's line, to its end: the line as the editor holds it.
+        let line = d["range"]["start"]["line"].as_u64().unwrap() as usize;
+        let buffer_line = violating.lines().nth(line).unwrap();
+        assert_eq!(
+            d["range"]["end"]["character"],
+            buffer_line.encode_utf16().count() as u64
+        );
+        assert_ne!(
+            std::fs::read_to_string(&on_disk).unwrap().lines().nth(line),
+            Some(buffer_line),
+            "the file on disk differs from the buffer there"
+        );
+        assert_eq!(
+            listing(tmp.path()),
+            before,
+            "nothing was written beside the logs"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&on_disk).unwrap(),
+            scenario("healthy", scm3)
+        );
+        // The same file as saved (the healthy one, opened as it is on disk): nothing to report.
+        let mut out = Vec::new();
+        let healthy = scenario("healthy", scm3);
+        assert_eq!(
+            serve(&session(&[did_open(&on_disk, &healthy)])[..], &mut out),
+            0
+        );
+        assert_eq!(
+            published(&out, &path_uri(&on_disk).unwrap()),
+            Vec::<Json>::new()
+        );
+
+        // No file at all: the whole cluster in buffers of a directory that is not there.
+        let nowhere = tmp.path().join("not there");
+        let opened: Vec<Json> = (1..=3)
+            .map(|n| {
+                let name = format!("ozone-hadoop-scm-scm{n}.log");
+                did_open(&nowhere.join(&name), &scenario("violating", &name))
+            })
+            .collect();
+        let mut out = Vec::new();
+        assert_eq!(serve(&session(&opened)[..], &mut out), 0);
+        let list = published(&out, &path_uri(&nowhere.join(scm3)).unwrap());
+        assert!(
+            list.iter()
+                .any(|d| d["code"] == "OZ-SCM-KEYS-001"
+                    && d["range"]["start"]["line"] == line as u64),
+            "{list:?}"
+        );
+        assert!(!nowhere.exists());
+        assert_eq!(listing(tmp.path()), before);
     }
 
     #[test]

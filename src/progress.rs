@@ -49,6 +49,7 @@ pub fn start(sources: &[Source]) -> Progress {
         .map(|s| match s {
             Source::Stdin | Source::Follow(_) => None,
             Source::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+            Source::Buffer { bytes, .. } => Some(bytes.len() as u64),
         })
         .sum();
     let log = phase_log();

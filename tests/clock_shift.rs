@@ -49,7 +49,8 @@ fn node_files(case: &Path) -> Vec<PathBuf> {
 }
 
 fn answer(tl: &Timeline) -> Answer {
-    check::replay(tl, check::select(&[]).unwrap())
+    check::replay(tl, check::select(&[]).unwrap(), &Default::default())
+        .reports
         .into_iter()
         .map(|r| {
             let mut found: Vec<_> = r
@@ -68,7 +69,7 @@ fn answer(tl: &Timeline) -> Answer {
                 .collect();
             found.sort();
             let reason = r.reason.clone().unwrap_or_default();
-            (r.model.to_string(), (r.verdict, reason, found))
+            (r.model().to_string(), (r.verdict, reason, found))
         })
         .collect()
 }

@@ -51,8 +51,8 @@ fn verdicts(
 ) -> (Vec<Found>, BTreeMap<&'static str, Verdict>) {
     let mut out = Vec::new();
     let mut verdict = BTreeMap::new();
-    for r in replay(tl, select(&[]).unwrap()) {
-        verdict.insert(r.model, r.verdict);
+    for r in replay(tl, select(&[]).unwrap(), &Default::default()).reports {
+        verdict.insert(r.model(), r.verdict);
         for v in &r.violations {
             let e = &tl.events.get(v.primary);
             let mut line = e.span.line;
@@ -67,7 +67,7 @@ fn verdicts(
                 .to_string_lossy()
                 .into_owned();
             out.push((
-                r.model.to_string(),
+                r.model().to_string(),
                 v.invariant.name,
                 format!("{file}:{line}"),
             ));
@@ -387,7 +387,12 @@ fn every_signature_names_a_shipped_rule() {
     for model in models() {
         let grammar = Grammar::embedded().unwrap();
         let tl = timeline_of(&files_of(&scenario_dir(model, "healthy", false)), &grammar);
-        let r = replay(&tl, select(&[model.to_string()]).unwrap());
+        let r = replay(
+            &tl,
+            select(&[model.to_string()]).unwrap(),
+            &Default::default(),
+        )
+        .reports;
         assert_eq!(
             r[0].verdict,
             Verdict::Conforms,

@@ -25,8 +25,14 @@ struct Client {
 
 impl Client {
     fn spawn() -> Client {
+        Client::spawn_with(&[])
+    }
+
+    /// The server with these environment variables set.
+    fn spawn_with(env: &[(&str, &Path)]) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_ozone-conform"))
             .arg("lsp")
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -405,5 +411,46 @@ fn inconclusive_diagnostics_carry_a_code_and_the_range_of_the_first_record_read(
     assert!(
         r["end"]["character"].as_u64().unwrap() > r["start"]["character"].as_u64().unwrap(),
         "a real range, not an empty one at 0:0: {found}"
+    );
+}
+
+/// Unsaved text is checked from memory: with no temporary directory the server could write to, an edited
+/// log's violation is still found, and no error is logged (the server once wrote each unsaved buffer to a
+/// temporary file and rewrote its path in the errors).
+#[test]
+fn unsaved_text_is_checked_without_temporary_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let healthy = tmp.path().join("healthy");
+    copy_case("healthy", &healthy);
+    // A temporary directory under a plain file: nothing can be made there.
+    let blocked = tmp.path().join("a file");
+    std::fs::write(&blocked, "").unwrap();
+    let mut c = Client::spawn_with(&[("TMPDIR", &blocked.join("tmp"))]);
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": {}}),
+    );
+    c.notify("initialized", json!({}));
+    let scm3 = healthy.join("ozone-hadoop-scm-scm3.log");
+    let violating_scm3 =
+        std::fs::read_to_string(fixtures("violating").join("ozone-hadoop-scm-scm3.log")).unwrap();
+    c.open(&scm3, &violating_scm3);
+    c.wait_for(&[&uri(&scm3)]);
+    c.check_point();
+    let list = &c.diagnostics[&uri(&scm3)];
+    assert!(
+        list.iter().any(|d| d["code"] == "OZ-SCM-KEYS-001"),
+        "{list:?} {:?}",
+        c.log_messages
+    );
+    assert!(
+        !c.log_messages.iter().any(|m| m.contains("cannot write")),
+        "{:?}",
+        c.log_messages
+    );
+    // The file on disk is the healthy one still.
+    assert_eq!(
+        std::fs::read_to_string(&scm3).unwrap(),
+        std::fs::read_to_string(fixtures("healthy").join("ozone-hadoop-scm-scm3.log")).unwrap()
     );
 }

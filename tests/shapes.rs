@@ -159,7 +159,7 @@ fn build_cached(
 }
 
 fn answer_of(tl: &Timeline, locate: Locate) -> Answer {
-    let reports = check::replay(tl, check::select(&[]).unwrap());
+    let reports = check::replay(tl, check::select(&[]).unwrap(), &Default::default()).reports;
     reports
         .into_iter()
         .map(|r| {
@@ -186,7 +186,7 @@ fn answer_of(tl: &Timeline, locate: Locate) -> Answer {
             found.sort();
             let verdict = serde_json::to_value(r.verdict).unwrap();
             (
-                r.model.to_string(),
+                r.model().to_string(),
                 (verdict.as_str().unwrap().to_string(), found),
             )
         })

@@ -101,7 +101,7 @@ fn answer_of(
     wrapper_of_input: &dyn Fn(&str) -> Option<Wrapper>,
     original: Original,
 ) -> Answer {
-    let reports = check::replay(tl, check::select(&[]).unwrap());
+    let reports = check::replay(tl, check::select(&[]).unwrap(), &Default::default()).reports;
     reports
         .into_iter()
         .map(|r| {
@@ -141,7 +141,7 @@ fn answer_of(
             found.sort();
             let verdict = serde_json::to_value(r.verdict).unwrap();
             (
-                r.model.to_string(),
+                r.model().to_string(),
                 (verdict.as_str().unwrap().to_string(), found),
             )
         })

@@ -107,12 +107,8 @@ fn write_report(path: &Path, runs: &[RunCoverage], per_file: bool) -> Result<(),
 pub fn of_run(
     run: Option<&str>,
     timeline: &crate::timeline::Timeline,
-    by_model: Vec<(&'static str, Option<crate::spec::export::Witnessed>)>,
+    by_model: Vec<(&'static str, crate::spec::export::Witnessed)>,
     infer: bool,
 ) -> RunCoverage {
-    let witnessed: Vec<_> = by_model
-        .into_iter()
-        .filter_map(|(model, w)| Some((model, w?)))
-        .collect();
-    crate::coverage::of_run_inferring(run, timeline, &witnessed, infer)
+    crate::coverage::of_run_inferring(run, timeline, &by_model, infer)
 }

@@ -2,6 +2,7 @@
 //! not the command: later writes are dropped, the command finishes, and its exit code is still the
 //! answer's (1 for a violation), every time, however early the pipe closed.
 
+use miette::{Diagnostic, Report};
 use std::io::{self, Write};
 
 pub struct Out {
@@ -141,4 +142,20 @@ impl Write for Out {
         let r = self.inner.flush();
         self.closes(r)
     }
+}
+
+/// Writing the output failed (a closed pipe is not an error: `| head` is a normal way to stop).
+#[derive(Debug, thiserror::Error, Diagnostic)]
+#[error("cannot write the output: {0}")]
+#[diagnostic(code(ozone_conform::output))]
+pub struct OutputError(pub io::Error);
+
+pub fn out_err(e: io::Error) -> Report {
+    Report::new(OutputError(e))
+}
+
+pub(crate) fn is_broken_pipe(report: &Report) -> bool {
+    report
+        .downcast_ref::<OutputError>()
+        .is_some_and(|e| e.0.kind() == io::ErrorKind::BrokenPipe)
 }

@@ -438,7 +438,7 @@ pub(crate) mod testkit {
     /// Replays the timeline through the one model named `model`.
     pub fn replay_one(timeline: &Timeline, model: &str) -> ModelReport {
         let models = crate::check::select(&[model.to_string()]).expect("a known model");
-        let mut reports = replay(timeline, models);
+        let mut reports = replay(timeline, models, &Default::default()).reports;
         assert_eq!(reports.len(), 1);
         reports.pop().expect("one report")
     }

@@ -1,17 +1,34 @@
-//! The replay engine: steps models over the merged timeline and decides their verdicts. It knows models only
-//! through the [`Model`] trait; which models run is [`crate::check`]'s business (the bug registry).
+//! The replay engine: steps monitors over the merged timeline and decides their verdicts. It knows monitors
+//! only through the [`Model`] trait; which monitors run, and the reports that name their bugs, are
+//! [`crate::check`]'s business (the bug registry). The refinement harness, which sits below the registry,
+//! calls the engine directly.
 
-use crate::model::{Ctx, Model, Spec, Verdict, Violation};
+use crate::model::{About, Ctx, Model, Verdict, Violation};
 use crate::spec::export::Witnessed;
 use crate::timeline::Timeline;
 use crate::vocab::EventKind;
 use std::collections::HashSet;
 
-/// One model's answer.
-#[derive(Debug, Clone)]
-pub struct ModelReport {
-    pub model: &'static str,
-    pub spec: Spec,
+/// How often [`ReplayOptions::tick`] is called: once per this many events.
+pub const REPLAY_TICK: usize = 1 << 14;
+
+/// What a replay does besides stepping the monitors; the default is a batch check's replay.
+#[derive(Clone, Copy, Default)]
+pub struct ReplayOptions<'a> {
+    /// The inputs are still growing (a live check's look at a prefix): the monitors do not judge what has
+    /// not happened yet ([`Model::finish`] is not called).
+    pub partial: bool,
+    /// Every event also reaches each monitor's witness half, and its witnessed spec actions come back.
+    pub witnesses: bool,
+    /// Called with the number of events replayed every [`REPLAY_TICK`] events (the progress bar).
+    pub tick: Option<&'a dyn Fn(usize)>,
+}
+
+/// One monitor's answer, before [`crate::check`] names its bug.
+#[derive(Debug)]
+pub struct Replayed {
+    /// The monitor's description.
+    pub about: &'static About,
     pub verdict: Verdict,
     /// Why the verdict is inconclusive (or what was left unknown beside a violation).
     pub reason: Option<String>,
@@ -19,71 +36,18 @@ pub struct ModelReport {
     pub reasons: Vec<String>,
     pub events: usize,
     pub checks: usize,
-    /// The first violation of each invariant of each instance, in timeline order. `first` is the model's
-    /// first violation.
+    /// The first violation of each invariant of each instance, in timeline order.
     pub violations: Vec<Violation>,
+    /// The witnessed spec actions, with [`ReplayOptions::witnesses`].
+    pub witnessed: Option<Witnessed>,
 }
 
-impl ModelReport {
-    /// The violation reported without `--all`.
-    pub fn first(&self) -> Option<&Violation> {
-        self.violations.first()
-    }
-}
-
-/// Replays the timeline through the models.
-pub fn replay(timeline: &Timeline, models: Vec<Box<dyn Model>>) -> Vec<ModelReport> {
-    replay_until(timeline, models, true)
-}
-
-/// How often [`replay_ticking`] calls its tick: once per this many events.
-pub const REPLAY_TICK: usize = 1 << 14;
-
-/// [`replay`], calling `tick` with the number of events replayed every [`REPLAY_TICK`] events (the
-/// progress bar).
-pub fn replay_ticking(
-    timeline: &Timeline,
-    models: Vec<Box<dyn Model>>,
-    tick: &dyn Fn(usize),
-) -> Vec<ModelReport> {
-    observe_ticking(timeline, models, true, false, Some(tick))
-        .into_iter()
-        .map(|(report, _)| report)
-        .collect()
-}
-
-/// Replays the timeline through the models; `at_end` says the inputs are complete, so that the models may
-/// judge what never happened (a live check replays prefixes of inputs that are still growing).
-pub fn replay_until(
-    timeline: &Timeline,
-    models: Vec<Box<dyn Model>>,
-    at_end: bool,
-) -> Vec<ModelReport> {
-    observe(timeline, models, at_end, false)
-        .into_iter()
-        .map(|(report, _)| report)
-        .collect()
-}
-
-/// Steps the models over the timeline; with `witnesses`, every event also reaches each model's witness
-/// half and its witnessed actions come back beside the report.
-pub fn observe(
-    timeline: &Timeline,
-    models: Vec<Box<dyn Model>>,
-    at_end: bool,
-    witnesses: bool,
-) -> Vec<(ModelReport, Option<Witnessed>)> {
-    observe_ticking(timeline, models, at_end, witnesses, None)
-}
-
-/// [`observe`], calling `tick` (if any) with the number of events replayed every [`REPLAY_TICK`] events.
-pub fn observe_ticking(
+/// Steps the monitors over the timeline, in one pass, and decides each one's verdict.
+pub fn replay(
     timeline: &Timeline,
     mut models: Vec<Box<dyn Model>>,
-    at_end: bool,
-    witnesses: bool,
-    tick: Option<&dyn Fn(usize)>,
-) -> Vec<(ModelReport, Option<Witnessed>)> {
+    options: &ReplayOptions,
+) -> Vec<Replayed> {
     let cx = Ctx { timeline };
     let mut found: Vec<Vec<Violation>> = models.iter().map(|_| Vec::new()).collect();
     // Which models read which event kinds, asked once rather than per event.
@@ -99,7 +63,7 @@ pub fn observe_ticking(
         .collect();
     for (i, e) in timeline.events.iter().enumerate() {
         let e = &e;
-        if let Some(tick) = tick.filter(|_| i % REPLAY_TICK == 0) {
+        if let Some(tick) = options.tick.filter(|_| i % REPLAY_TICK == 0) {
             tick(i);
         }
         let life = timeline.life[i];
@@ -107,7 +71,7 @@ pub fn observe_ticking(
             if life.is_some() || reads[e.kind as usize] {
                 m.step(&cx, i, e, life, out);
             }
-            if witnesses {
+            if options.witnesses {
                 m.witness(&cx, i, e, life);
             }
         }
@@ -116,7 +80,7 @@ pub fn observe_ticking(
         .iter_mut()
         .zip(found)
         .map(|(m, mut violations)| {
-            if at_end {
+            if !options.partial {
                 m.finish(&cx, &mut violations);
             }
             violations.sort_by_key(|v| v.primary);
@@ -150,18 +114,17 @@ pub fn observe_ticking(
             } else {
                 (Verdict::Conforms, None)
             };
-            let report = ModelReport {
-                model: m.name(),
-                spec: m.spec(),
+            let (events, checks) = (k.events, k.checks);
+            Replayed {
+                about: m.about(),
                 verdict,
                 reason,
                 reasons: parts,
-                events: k.events,
-                checks: k.checks,
+                events,
+                checks,
                 violations,
-            };
-            let witnessed = witnesses.then(|| m.witnessed(&cx));
-            (report, witnessed)
+                witnessed: options.witnesses.then(|| m.witnessed(&cx)),
+            }
         })
         .collect()
 }

@@ -880,8 +880,12 @@ pub fn check_logs(
             crate::timeline::DEFAULT_MAX_SKEW_MS,
             &|_, _| {},
         );
-        let (report, witnessed) =
-            crate::model::replay::observe(&tl, vec![monitor], true, true).remove(0);
+        let options = crate::model::replay::ReplayOptions {
+            witnesses: true,
+            ..Default::default()
+        };
+        let report = crate::model::replay::replay(&tl, vec![monitor], &options).remove(0);
+        let witnessed = report.witnessed;
         let line_of = |event: usize| {
             let e = &tl.events.get(event);
             let path = &tl.inputs[e.span.input as usize].path;

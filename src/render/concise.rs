@@ -47,7 +47,7 @@ pub fn verdict_line(scope: Option<&str>, report: &ModelReport, all: bool) -> Str
     format!(
         "{}: {}: {}: {}",
         s(scope.unwrap_or("ozone-conform")),
-        report.model,
+        report.model(),
         verdict_name(report.verdict),
         s(&detail)
     )

@@ -75,7 +75,7 @@ impl Github {
             return writeln!(
                 out,
                 "::notice {file}title={}::{}",
-                prop(&format!("{} inconclusive", r.model)),
+                prop(&format!("{} inconclusive", r.model())),
                 data(&verdict_detail(r))
             );
         }
@@ -88,7 +88,7 @@ impl Github {
             scope
                 .map(|f| format!("{}: ", sanitize_cow(f)))
                 .unwrap_or_default(),
-            r.model,
+            r.model(),
             verdict_name(r.verdict),
             sanitize_cow(&verdict_detail(r))
         )

@@ -343,12 +343,12 @@ fn verdicts(s: &mut String, t: &Timeline, reports: &[ModelReport]) -> std::fmt::
              <div class=\"verdict\">{v}</div>{first}<div class=\"detail\" title=\"{}\">{}</div>\
              <div class=\"spec\">{} · <code>{}</code> · {} event(s) read</div></div>",
             if idle { " idle" } else { "" },
-            colour_index(r.model),
-            text(r.model),
+            colour_index(r.model()),
+            text(r.model()),
             text(&detail),
             text(&detail),
-            text(r.spec.issue),
-            text(r.spec.path),
+            text(r.spec().issue),
+            text(r.spec().path),
             r.events
         )?;
     }
@@ -884,7 +884,7 @@ fn violations(
              <p class=\"message\">{}</p>",
             text(v.invariant.code),
             text(v.invariant.name),
-            text(r.model),
+            text(r.model()),
             text(&v.message)
         )?;
         // A close-up: the nodes of the chain, from its first step to the violation, marks numbered as

@@ -30,7 +30,7 @@ pub fn violation(
 ) -> Value {
     let mut o = crate::render::report::violation_json(timeline, report, v, first);
     o["type"] = "violation".into();
-    o["model"] = report.model.into();
+    o["model"] = report.model().into();
     o["run"] = run.into();
     o
 }
@@ -40,7 +40,7 @@ pub fn verdict(run: Option<&str>, report: &ModelReport) -> Value {
     json!({
         "type": "verdict",
         "run": run,
-        "model": report.model,
+        "model": report.model(),
         "verdict": report.verdict,
         "reason": report.reason,
         "events": report.events,
@@ -82,7 +82,7 @@ impl Renderer for JsonLines {
             &json!({
                 "type": "superseded",
                 "run": f.run,
-                "model": f.report.model,
+                "model": f.report.model(),
                 "printed": {
                     "code": printed.code,
                     "instance": printed.instance,

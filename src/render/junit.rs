@@ -86,7 +86,7 @@ impl Renderer for Junit {
             let _ = writeln!(
                 cases,
                 "    <testcase name=\"{}\" classname=\"{}\">",
-                r.model,
+                r.model(),
                 xml(&suite)
             );
             match r.verdict {

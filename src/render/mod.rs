@@ -161,7 +161,7 @@ pub trait Renderer {
         writeln!(
             out,
             "ozone-conform: {}: superseded: {}:{}: error[{}] is no longer the first violation; {}:{}: error[{}] is earlier",
-            found.report.model,
+            found.report.model(),
             safe::sanitize(&printed.path),
             printed.line,
             printed.code,
@@ -207,24 +207,26 @@ pub fn loc(timeline: &Timeline, index: usize) -> Loc<'_> {
 
 /// The invariant `name` of the model that made `report`.
 pub fn invariant(report: &ModelReport, name: &str) -> Option<Invariant> {
-    crate::bugs::by_name(report.model)?.invariant(name).copied()
+    report.bug.invariant(name).copied()
 }
 
-/// Every invariant of the models that answered, in model order (the rules of a SARIF run).
+/// Every invariant of the models that answered, in registry order (the rules of a SARIF run).
 pub fn invariants_of(reports: &[ModelReport]) -> Vec<(&'static str, Invariant)> {
     crate::bugs::BUGS
         .iter()
-        .filter(|b| reports.iter().any(|r| r.model == b.name()))
+        .filter(|b| reports.iter().any(|r| r.bug == *b))
         .flat_map(|b| b.about.invariants.iter().map(move |i| (b.name(), *i)))
         .collect()
 }
 
 /// `ScmSecretKeys KeyFileCoversDb (traces/scm-secret-keys/ScmSecretKeys.tla:329)`.
 pub fn spec_citation(report: &ModelReport, invariant: &str) -> String {
-    let at = crate::render::report::spec_line(report.spec.path, invariant)
-        .map(|l| format!("{}:{l}", report.spec.path))
-        .unwrap_or_else(|| report.spec.path.to_string());
-    format!("{} {invariant} ({at})", report.spec.module)
+    let spec = report.spec();
+    let at = report
+        .spec_line(invariant)
+        .map(|l| format!("{}:{l}", spec.path))
+        .unwrap_or_else(|| spec.path.to_string());
+    format!("{} {invariant} ({at})", spec.module)
 }
 
 /// The upstream issue a model's spec was written for, in Apache's JIRA (a rule's documentation).
@@ -257,7 +259,7 @@ pub fn help(report: &ModelReport, v: &Violation) -> String {
         "{}. {} Upstream issue: {}. Spec: {}.",
         capitalize(inv.summary),
         inv.advice,
-        report.spec.issue,
+        report.spec().issue,
         spec_citation(report, inv.name)
     );
     if let Some(a) = &v.ambiguous_order {

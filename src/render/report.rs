@@ -14,14 +14,6 @@ use miette::{
 use serde_json::{json, Value as Json};
 use std::fmt;
 
-/// The 1-based line where `name ==` is defined in the spec at `path` (a registered bug's spec).
-pub fn spec_line(path: &str, name: &str) -> Option<usize> {
-    crate::bugs::BUGS
-        .iter()
-        .find(|b| b.about.spec.path == path)?
-        .spec_line(name)
-}
-
 /// One record's first line as a miette source, numbered as in its input.
 #[derive(Debug)]
 pub struct LineSource {
@@ -170,15 +162,17 @@ pub fn render_violation(
     width: usize,
 ) -> String {
     let inv = v.invariant;
-    let spec_at = spec_line(report.spec.path, inv.name)
-        .map(|l| format!("{}:{l}", report.spec.path))
-        .unwrap_or_else(|| report.spec.path.to_string());
+    let spec = report.spec();
+    let spec_at = report
+        .spec_line(inv.name)
+        .map(|l| format!("{}:{l}", spec.path))
+        .unwrap_or_else(|| spec.path.to_string());
     let mut help = format!(
         "{}. {} Upstream issue: {}. Spec: {} {} ({spec_at}).",
         capitalize(inv.summary),
         inv.advice,
-        report.spec.issue,
-        report.spec.module,
+        spec.issue,
+        spec.module,
         v.invariant
     );
     if let Some(a) = &v.ambiguous_order {
@@ -247,7 +241,7 @@ pub fn render_summary(timeline: &Timeline, reports: &[ModelReport], all: bool) -
             Verdict::Conforms => "conforms",
             Verdict::Inconclusive => "inconclusive",
         };
-        out.push_str(&format!("  {:<18} {:<13}", r.model, verdict));
+        out.push_str(&format!("  {:<18} {:<13}", r.model(), verdict));
         match r.verdict {
             Verdict::Violated => {
                 let shown = if all { r.violations.len() } else { 1 };
@@ -296,10 +290,10 @@ pub fn violation_json(timeline: &Timeline, r: &ModelReport, v: &Violation, first
         }).collect::<Vec<_>>(),
         "ambiguous_order": v.ambiguous_order,
         "spec": {
-            "module": r.spec.module,
+            "module": r.spec().module,
             "invariant": v.invariant,
-            "path": r.spec.path,
-            "line": spec_line(r.spec.path, v.invariant.name),
+            "path": r.spec().path,
+            "line": r.spec_line(v.invariant.name),
         },
     })
 }
@@ -334,7 +328,7 @@ pub fn to_json(timeline: &Timeline, reports: &[ModelReport], all: bool) -> Json 
                 .map(|(k, v)| violation_json(timeline, r, v, k == 0))
                 .collect();
             json!({
-                "model": r.model,
+                "model": r.model(),
                 "verdict": r.verdict,
                 "reason": r.reason,
                 "events": r.events,
@@ -347,8 +341,6 @@ pub fn to_json(timeline: &Timeline, reports: &[ModelReport], all: bool) -> Json 
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn spec_lines_are_found() {
         for (path, inv) in [
@@ -377,7 +369,13 @@ mod tests {
                 "DerivedTasksMatchOmLineage",
             ),
         ] {
-            let line = spec_line(path, inv).unwrap_or_else(|| panic!("{inv} not in {path}"));
+            let bug = crate::bugs::BUGS
+                .iter()
+                .find(|b| b.about.spec.path == path)
+                .unwrap_or_else(|| panic!("{path} is a registered bug's spec"));
+            let line = bug
+                .spec_line(inv)
+                .unwrap_or_else(|| panic!("{inv} not in {path}"));
             let text = std::fs::read_to_string(
                 concat!(env!("CARGO_MANIFEST_DIR"), "/").to_string() + path,
             )

@@ -126,7 +126,7 @@ impl Renderer for Sarif {
             }
         }
         for r in run.reports {
-            if !self.reports.iter().any(|k| k.model == r.model) {
+            if !self.reports.iter().any(|k| k.bug == r.bug) {
                 self.reports.push(r.clone());
             }
             for (k, v) in Run::shown(r, self.options.all).into_iter().enumerate() {
@@ -163,7 +163,7 @@ impl Renderer for Sarif {
                         }],
                     }],
                     "properties": {
-                        "model": r.model,
+                        "model": r.model(),
                         "invariant": v.invariant,
                         "node": v.node.as_deref(),
                         "instance": v.instance,
@@ -178,11 +178,11 @@ impl Renderer for Sarif {
                 "message": {"text": format!(
                     "{}{}: {}: {}",
                     run.name.map(|n| format!("{n}: ")).unwrap_or_default(),
-                    r.model,
+                    r.model(),
                     verdict_name(r.verdict),
                     verdict_detail(r)
                 )},
-                "properties": {"model": r.model, "verdict": r.verdict, "run": run.name},
+                "properties": {"model": r.model(), "verdict": r.verdict, "run": run.name},
             });
             if let Some(name) = run.name {
                 note["locations"] =
@@ -191,7 +191,7 @@ impl Renderer for Sarif {
             self.notifications.push(note);
             self.verdicts.push(json!({
                 "run": run.name,
-                "model": r.model,
+                "model": r.model(),
                 "verdict": r.verdict,
                 "reason": r.reason,
                 "events": r.events,
@@ -209,7 +209,7 @@ impl Renderer for Sarif {
             let r = self
                 .reports
                 .iter()
-                .find(|r| r.model == model)
+                .find(|r| r.model() == model)
                 .expect("model answered");
             let spec = spec_citation(r, inv.name);
             ids.push(inv.code);
@@ -219,19 +219,19 @@ impl Renderer for Sarif {
                 "shortDescription": {"text": capitalize(inv.summary)},
                 "fullDescription": {"text": format!("{}. {}", capitalize(inv.summary), inv.advice)},
                 "help": {
-                    "text": format!("{} Upstream issue: {}. Spec: {spec}.", inv.advice, r.spec.issue),
-                    "markdown": format!("{}\n\nUpstream issue: `{}`. Spec: `{spec}`.", inv.advice, r.spec.issue),
+                    "text": format!("{} Upstream issue: {}. Spec: {spec}.", inv.advice, r.spec().issue),
+                    "markdown": format!("{}\n\nUpstream issue: `{}`. Spec: `{spec}`.", inv.advice, r.spec().issue),
                 },
-                "helpUri": crate::render::issue_uri(r.spec.issue),
+                "helpUri": crate::render::issue_uri(r.spec().issue),
                 "defaultConfiguration": {"level": "error"},
                 "properties": {
-                    "tags": [model, r.spec.issue],
+                    "tags": [model, r.spec().issue],
                     "model": model,
                     "spec": {
-                        "module": r.spec.module,
+                        "module": r.spec().module,
                         "invariant": inv.name,
-                        "path": r.spec.path,
-                        "line": crate::render::report::spec_line(r.spec.path, inv.name),
+                        "path": r.spec().path,
+                        "line": r.spec_line(inv.name),
                     },
                 },
             }));

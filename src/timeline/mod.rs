@@ -953,7 +953,8 @@ mod tests {
                     })
                     .collect();
                 let tl = from_inputs(stats, per_input, test, DEFAULT_MAX_SKEW_MS);
-                let reports = crate::check::replay(&tl, crate::check::monitors(&[]));
+                let monitors = crate::check::monitors(&[]);
+                let reports = crate::check::replay(&tl, monitors, &Default::default()).reports;
                 crate::render::report::to_json(&tl, &reports, true)
             };
             let (memory, spilled) = (check(false), check(true));

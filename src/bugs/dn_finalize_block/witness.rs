@@ -436,7 +436,7 @@ mod tests {
     /// The primary event of the first violation `check` reports for this model.
     fn check_primary(tl: &Timeline) -> Option<usize> {
         let models = crate::check::select(&["dn-finalize-block".to_string()]).unwrap();
-        let reports = crate::check::replay(tl, models);
+        let reports = crate::check::replay(tl, models, &Default::default()).reports;
         reports[0].first().map(|v| v.primary)
     }
 

@@ -489,7 +489,9 @@ mod tests {
 
     fn check_report(tl: &Timeline) -> crate::check::ModelReport {
         let models = crate::check::select(&["recon-om-sync".to_string()]).unwrap();
-        crate::check::replay(tl, models).remove(0)
+        crate::check::replay(tl, models, &Default::default())
+            .reports
+            .remove(0)
     }
 
     #[test]

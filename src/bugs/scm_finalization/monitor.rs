@@ -985,7 +985,8 @@ mod tests {
         let held = most_fences_held(ScmFinalization::default());
         assert!(held <= 1024 + 1, "{held} fences held");
         let report = |m: ScmFinalization| {
-            let reports = crate::check::replay(&tl, vec![Box::new(m) as Box<dyn Model>]);
+            let monitors = vec![Box::new(m) as Box<dyn Model>];
+            let reports = crate::check::replay(&tl, monitors, &Default::default()).reports;
             crate::render::report::to_json(&tl, &reports, true)
         };
         let pruned = report(ScmFinalization::default());

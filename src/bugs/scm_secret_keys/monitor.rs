@@ -1593,7 +1593,8 @@ mod pruning {
     fn the_report_with_pruning_is_the_report_without() {
         let tl = thirty_days();
         let report = |m: ScmSecretKeys| {
-            let reports = crate::check::replay(&tl, vec![Box::new(m) as Box<dyn Model>]);
+            let monitors = vec![Box::new(m) as Box<dyn Model>];
+            let reports = crate::check::replay(&tl, monitors, &Default::default()).reports;
             crate::render::report::to_json(&tl, &reports, true)
         };
         let pruned = report(ScmSecretKeys::default());

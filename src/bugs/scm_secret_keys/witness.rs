@@ -342,7 +342,7 @@ mod tests {
     /// What `check` reports first for this model: (invariant, primary event).
     fn check_first(tl: &Timeline) -> Option<(&'static str, usize)> {
         let models = crate::check::select(&["scm-secret-keys".to_string()]).unwrap();
-        let reports = crate::check::replay(tl, models);
+        let reports = crate::check::replay(tl, models, &Default::default()).reports;
         reports[0].first().map(|v| (v.invariant.name, v.primary))
     }
 
