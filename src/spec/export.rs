@@ -102,12 +102,40 @@ pub struct Stuck {
 pub const SEARCH_LIMIT: usize = 200_000;
 
 /// The shortest run of steps from `from` that ends with `goal`, every earlier step's action in `hidden`
-/// (any action when `hidden` is `None`).
+/// (any action when `hidden` is `None`). On failure, the number of states searched.
 fn enable<M: Mirror>(
     mirror: &M,
     from: &M::State,
     goal: &Witness,
     hidden: Option<&[&'static str]>,
+) -> Result<Vec<(BehaviourStep, M::State)>, usize> {
+    // Narrow first: a wide action (`OmRestore(n)`, one successor per sequence number below Recon's cursor)
+    // would make every search, even for a step enabled where the behaviour is, visit states in proportion
+    // to the log's numbers, and the export grow quadratically with the log. The witnesses name each
+    // instance the logs show, so only where the search without the others fails is it run over `next`.
+    if mirror
+        .next_toward(from, goal.action, &goal.params)
+        .is_some()
+    {
+        let narrow = |s: &M::State| {
+            mirror
+                .next_toward(s, goal.action, &goal.params)
+                .unwrap_or_else(|| mirror.next(s))
+        };
+        if let Ok(path) = search(mirror, from, goal, hidden, narrow) {
+            return Ok(path);
+        }
+    }
+    search(mirror, from, goal, hidden, |s| mirror.next(s))
+}
+
+/// [`enable`]'s breadth-first search, over the successors `next` gives.
+fn search<M: Mirror>(
+    mirror: &M,
+    from: &M::State,
+    goal: &Witness,
+    hidden: Option<&[&'static str]>,
+    next: impl Fn(&M::State) -> Vec<super::Step<M::State>>,
 ) -> Result<Vec<(BehaviourStep, M::State)>, usize> {
     let may_infer = |a: &str| hidden.is_none_or(|h| h.contains(&a));
     // Breadth-first over states; parents remember how each was reached.
@@ -116,7 +144,7 @@ fn enable<M: Mirror>(
     parent.insert(from.clone(), None);
     let mut queue = VecDeque::from([from.clone()]);
     while let Some(state) = queue.pop_front() {
-        for step in mirror.next(&state) {
+        for step in next(&state) {
             if step.action == goal.action && step.params == goal.params {
                 let mut path = vec![(
                     BehaviourStep {
@@ -719,6 +747,212 @@ mod tests {
         // A short prefix needs no look-back: the joint search over the whole trace builds it as before.
         let short = late_put_after_finalize(2);
         assert!(build_joint(&mirror, &short).is_some());
+    }
+
+    /// `M`, counting the successors the export's searches generate. With `narrow` false it has no
+    /// `next_toward`, so every search is over `next`, as before wide actions were narrowed.
+    struct Counting<M> {
+        inner: M,
+        narrow: bool,
+        generated: std::sync::atomic::AtomicUsize,
+    }
+
+    impl<M: Mirror> Counting<M> {
+        fn generated(&self) -> usize {
+            self.generated.load(std::sync::atomic::Ordering::Relaxed)
+        }
+
+        fn count(
+            &self,
+            steps: Vec<super::super::Step<M::State>>,
+        ) -> Vec<super::super::Step<M::State>> {
+            self.generated
+                .fetch_add(steps.len(), std::sync::atomic::Ordering::Relaxed);
+            steps
+        }
+    }
+
+    impl<M: Mirror> Mirror for Counting<M> {
+        type State = M::State;
+        const MODEL: &'static str = M::MODEL;
+        const MODULE: &'static str = M::MODULE;
+        const VARIABLES: &'static [&'static str] = M::VARIABLES;
+        const ACTIONS: &'static [&'static str] = M::ACTIONS;
+        const INVARIANTS: &'static [&'static str] = M::INVARIANTS;
+        const PATCH_CONSTANT: &'static str = M::PATCH_CONSTANT;
+        const SPEC: super::super::ShippedSpec = M::SPEC;
+
+        fn new(constants: &Constants) -> Result<Self, String> {
+            Ok(Counting {
+                inner: M::new(constants)?,
+                narrow: true,
+                generated: 0.into(),
+            })
+        }
+        fn init(&self) -> Vec<Self::State> {
+            self.inner.init()
+        }
+        fn next(&self, state: &Self::State) -> Vec<super::super::Step<Self::State>> {
+            self.count(self.inner.next(state))
+        }
+        fn next_toward(
+            &self,
+            state: &Self::State,
+            action: &str,
+            params: &[TlaValue],
+        ) -> Option<Vec<super::super::Step<Self::State>>> {
+            let steps = self
+                .inner
+                .next_toward(state, action, params)
+                .filter(|_| self.narrow)?;
+            Some(self.count(steps))
+        }
+        fn holds(&self, invariant: &str, state: &Self::State) -> bool {
+            self.inner.holds(invariant, state)
+        }
+        fn to_tla(&self, state: &Self::State) -> Vec<TlaValue> {
+            self.inner.to_tla(state)
+        }
+        fn from_tla(&self, values: &[TlaValue]) -> Result<Self::State, String> {
+            self.inner.from_tla(values)
+        }
+    }
+
+    /// A Recon behaviour whose OM reaches sequence number `seq` before Recon's cursors follow it, then
+    /// twice: a stop and restart, a restart after an unlogged crash, a restore of the OM to `seq / 2` with
+    /// its full snapshot and reprocess, and a delta sync.
+    fn recon_at(seq: u32) -> Witnessed {
+        use crate::bugs::recon_om_sync::witness::HIDDEN;
+        let mut ws = Vec::new();
+        let mut push = |action, params: Vec<TlaValue>| {
+            ws.push(Witness {
+                event: ws.len(),
+                action,
+                params,
+            })
+        };
+        for _ in 0..seq {
+            push("OmWrite", vec![]);
+        }
+        push("SyncDelta", vec![]);
+        for restore in [seq / 2, seq / 4] {
+            for action in ["Stop", "Restart", "Reconcile", "Restart", "Reconcile"] {
+                push(action, vec![]);
+            }
+            push("OmRestore", vec![TlaValue::int(i64::from(restore))]);
+            push("OmWrite", vec![]);
+            push("FullSnapshot", vec![]);
+            for t in ["t1", "t2"] {
+                push("ReprocessTask", vec![TlaValue::model(t)]);
+            }
+            push("ReinitDone", vec![]);
+            push("OmWrite", vec![]);
+            push("SyncDelta", vec![]);
+        }
+        let mut constants = Constants::new();
+        constants.insert(
+            "Tasks".into(),
+            TlaValue::set(["t1", "t2"].map(TlaValue::model)),
+        );
+        constants.insert("MaxSeq".into(), TlaValue::int(i64::from(seq) + 10));
+        constants.insert("MaxLineage".into(), TlaValue::int(3));
+        constants.insert("ReprocessOnCursorMismatch".into(), TlaValue::Bool(false));
+        Witnessed {
+            witnesses: ws,
+            constants,
+            hidden: HIDDEN,
+            notes: Vec::new(),
+        }
+    }
+
+    /// The most successors one witnessed step's search generates, over the witnesses after the OM's writes
+    /// (those before them see cursors at 0).
+    fn most_successors_per_witness(seq: u32) -> usize {
+        use crate::bugs::recon_om_sync::mirror::ReconOmSync;
+        let w = recon_at(seq);
+        let m = Counting::<ReconOmSync>::new(&w.constants).unwrap();
+        let mut state = m.init().remove(0);
+        let mut most = 0;
+        for (i, goal) in w.witnesses.iter().enumerate() {
+            let before = m.generated();
+            let path = match enable(&m, &state, goal, (i > 0).then_some(w.hidden)) {
+                Ok(path) => path,
+                Err(searched) => panic!(
+                    "witness {i} ({}) not enabled after {searched} states searched",
+                    goal.action
+                ),
+            };
+            if i >= seq as usize {
+                most = most.max(m.generated() - before);
+            }
+            state = path.last().unwrap().1.clone();
+        }
+        most
+    }
+
+    #[test]
+    fn recon_search_per_witnessed_step_does_not_grow_with_the_sequence_numbers() {
+        // `OmRestore(n)` has one instance per n below the cursor: a search over all of them generated
+        // 2,000 successors per witnessed step here, and for the restart after an unlogged crash (two steps
+        // deep, each restored state expanded) four million.
+        let small = most_successors_per_witness(40);
+        let large = most_successors_per_witness(2_000);
+        assert_eq!(small, large);
+        assert!(large <= 16, "{large} successors for one witnessed step");
+    }
+
+    #[test]
+    fn narrowing_the_recon_search_builds_the_same_behaviour() {
+        use crate::bugs::recon_om_sync::mirror::ReconOmSync;
+        let w = recon_at(40);
+        let narrow = Counting::<ReconOmSync>::new(&w.constants).unwrap();
+        let wide = Counting {
+            narrow: false,
+            ..Counting::<ReconOmSync>::new(&w.constants).unwrap()
+        };
+        let a = build(&narrow, &w).unwrap();
+        let b = build(&wide, &w).unwrap();
+        assert_eq!(a.steps, b.steps);
+        assert_eq!(a.states, b.states);
+        assert_eq!(a.violated, None);
+        // The unlogged crashes are the only inferred steps.
+        let inferred: Vec<&str> = a
+            .steps
+            .iter()
+            .filter(|s| s.event.is_none())
+            .map(|s| s.action)
+            .collect();
+        assert_eq!(inferred, ["Crash", "Crash"]);
+        // And with less work, even at these small numbers (608 successors against 2,836).
+        assert!(narrow.generated() * 4 < wide.generated());
+    }
+
+    #[test]
+    fn a_step_only_an_unnamed_wide_instance_enables_is_still_found() {
+        use crate::bugs::recon_om_sync::mirror::ReconOmSync;
+        // The OM at its ceiling, Recon's cursors on it: only a restore (to any n below the cursor, the
+        // first is 0) gives a full snapshot something to fetch, and no witness names it.
+        let mut w = recon_at(8);
+        w.witnesses.truncate(9);
+        w.witnesses.push(Witness {
+            event: 9,
+            action: "FullSnapshot",
+            params: vec![],
+        });
+        w.constants.insert("MaxSeq".into(), TlaValue::int(8));
+        let m = ReconOmSync::new(&w.constants).unwrap();
+        let b = build(&m, &w).unwrap();
+        let tail: Vec<_> = b.steps[9..]
+            .iter()
+            .map(|s| (s.action, s.params.clone(), s.event))
+            .collect();
+        assert_eq!(
+            tail,
+            [
+                ("OmRestore", vec![TlaValue::int(0)], None),
+                ("FullSnapshot", vec![], Some(9)),
+            ]
+        );
     }
 
     #[test]

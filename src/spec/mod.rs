@@ -52,6 +52,20 @@ pub trait Mirror: Sized + Sync {
     fn init(&self) -> Vec<Self::State>;
     /// Every successor `Next` allows, one per action instance (actions that are not enabled give none).
     fn next(&self, state: &Self::State) -> Vec<Step<Self::State>>;
+    /// The successors the export's search for the step `action(params)` tries first: those of `next`, in
+    /// its order, without the instances of a *wide* action (one instance per value of a range that grows
+    /// with the log, like `OmRestore(n)` for every sequence number below Recon's cursor) other than
+    /// `action(params)` itself. The search falls back to `next` when these do not reach the step, so a
+    /// mirror may leave out only instances that never make the run to a step it reaches shorter. `None`
+    /// (the default): the spec has no wide action, and the search is over `next` alone.
+    fn next_toward(
+        &self,
+        _state: &Self::State,
+        _action: &str,
+        _params: &[TlaValue],
+    ) -> Option<Vec<Step<Self::State>>> {
+        None
+    }
     /// Does the invariant (one of [`Mirror::INVARIANTS`]) hold in this state?
     fn holds(&self, invariant: &str, state: &Self::State) -> bool;
     /// The state as TLA+ values, one per variable, in [`Mirror::VARIABLES`] order.

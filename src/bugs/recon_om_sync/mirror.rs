@@ -242,6 +242,27 @@ impl ReconOmSync {
         }
     }
 
+    /// `Next`'s successors (line 251), disjunct by disjunct, `\E t \in Tasks` in TLA+ order, with
+    /// `OmRestore(n)` for the `n` of `restores` (ascending, as `\E n \in Seqs` is in TLA+ order).
+    fn successors(&self, s: &State, restores: impl Iterator<Item = u32>) -> Vec<Step<State>> {
+        let mut out = Vec::new();
+        self.om_write(s, &mut out);
+        for n in restores {
+            self.om_restore(s, n, &mut out);
+        }
+        self.sync_delta(s, &mut out);
+        self.full_snapshot(s, &mut out);
+        for t in 0..self.tasks.len() {
+            self.reprocess_task(s, t, &mut out);
+        }
+        self.reinit_done(s, &mut out);
+        self.crash(s, &mut out);
+        self.stop(s, &mut out);
+        self.restart(s, &mut out);
+        self.reconcile(s, &mut out);
+        out
+    }
+
     /// A per-task function `[t \in Tasks |-> f(t)]` as TLC prints it.
     fn per_task(&self, values: &[u32]) -> TlaValue {
         TlaValue::function(
@@ -336,22 +357,28 @@ impl Mirror for ReconOmSync {
 
     /// `Next` (line 251), disjunct by disjunct, `\E n \in Seqs` and `\E t \in Tasks` in TLA+ order.
     fn next(&self, s: &State) -> Vec<Step<State>> {
-        let mut out = Vec::new();
-        self.om_write(s, &mut out);
-        for n in 0..=self.max_seq {
-            self.om_restore(s, n, &mut out);
-        }
-        self.sync_delta(s, &mut out);
-        self.full_snapshot(s, &mut out);
-        for t in 0..self.tasks.len() {
-            self.reprocess_task(s, t, &mut out);
-        }
-        self.reinit_done(s, &mut out);
-        self.crash(s, &mut out);
-        self.stop(s, &mut out);
-        self.restart(s, &mut out);
-        self.reconcile(s, &mut out);
-        out
+        // `OmRestore(n)` needs `n < MinCursor`: no larger `n` is tried.
+        let below = self.min_cursor(s).min(self.max_seq.saturating_add(1));
+        self.successors(s, 0..below)
+    }
+
+    /// `next` with `OmRestore(n)` only for the `n` the goal names: `OmRestore` is wide (one instance per
+    /// sequence number below the cursor, and the numbers grow with the log), and the witnesses name every
+    /// restore the logs show. A restore no witness names never shortens the run to a step that the search
+    /// without it reaches: it changes only `omLineage`, `omSeq` and `seqCeiling`, a new lineage disables
+    /// `SyncDelta`, and the only steps it enables, `FullSnapshot` and `OmWrite`, that search reaches with
+    /// at most one `OmWrite` or not at all (and then searches `next`).
+    fn next_toward(
+        &self,
+        s: &State,
+        action: &str,
+        params: &[TlaValue],
+    ) -> Option<Vec<Step<State>>> {
+        let goal = match (action, params) {
+            ("OmRestore", [n]) => n.as_i64().and_then(|n| u32::try_from(n).ok()),
+            _ => None,
+        };
+        Some(self.successors(s, goal.into_iter().filter(|&n| n <= self.max_seq)))
     }
 
     /// `TypeOK` and `DerivedTasksMatchOmLineage`; any other name is not an invariant of this module, and
