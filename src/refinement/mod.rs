@@ -242,7 +242,7 @@ pub struct LogFile {
 }
 
 /// The rendered logs of one behaviour, and which step printed which record.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Logs {
     pub files: Vec<LogFile>,
     /// Milliseconds since [`BASE_MS`]: one clock for all nodes, moving forward only.
@@ -286,6 +286,20 @@ impl Logs {
     /// `clock_ms` later. One JVM has one clock: [`in_layout`] stamps its output with the true time.
     pub fn set_clock(&mut self, file: usize, clock_ms: i64) {
         self.files[file].clock_ms = clock_ms;
+    }
+
+    /// The same logs stamped with the true time, as one JVM's output is (one clock for every node): what a
+    /// reason about stamps is checked against in [`Layout::OneJvm`].
+    pub fn on_one_clock(&self) -> Logs {
+        let mut one = self.clone();
+        for f in &mut one.files {
+            for &(_, byte, _, at) in &f.records {
+                let stamp = ts_text(BASE_MS + at + self.utc_offset_ms);
+                f.text.replace_range(byte..byte + stamp.len(), &stamp);
+            }
+            f.clock_ms = 0;
+        }
+        one
     }
 
     /// Moves the clock forward.
@@ -774,6 +788,11 @@ pub trait Render<M: Mirror>: Sized {
     fn reason_holds(_reason: &str, _logs: &Logs) -> bool {
         false
     }
+    /// Is what a violation's message says true of these rendered logs (the peer it blames finalized, say)?
+    /// A monitor can flag the right line for a wrong reason. Default: messages are not checked.
+    fn violation_holds(_message: &str, _logs: &Logs) -> bool {
+        true
+    }
     /// Sees the whole behaviour before any step is printed (a key's expiry instant is printed when the key
     /// is made, and must fall just before the step that expires it).
     fn plan(&mut self, _mirror: &M, _b: &Behaviour<M::State>) {}
@@ -821,6 +840,18 @@ pub fn render<M: Mirror, R: Render<M>>(
     logs
 }
 
+/// One violation `check` reported.
+#[derive(Debug, Clone)]
+pub struct SaidViolation {
+    pub invariant: &'static str,
+    /// The step whose lines hold the primary line (`None`: no step's).
+    pub step: Option<usize>,
+    /// `file:line` of the primary line.
+    pub at: String,
+    /// What `check` says happened (the report's message).
+    pub message: String,
+}
+
 /// What `check` said about one rendered behaviour.
 #[derive(Debug, Clone)]
 pub struct CheckSaid {
@@ -831,8 +862,8 @@ pub struct CheckSaid {
     /// The spec actions the model's observer read off the logs (for `export`): action, the step whose lines
     /// hold the witnessing line, and where that line is.
     pub witnesses: Vec<(&'static str, Option<usize>, String)>,
-    /// Every violation: invariant, and the step whose lines hold its primary line (`None`: no step's).
-    pub violations: Vec<(&'static str, Option<usize>, String)>,
+    /// Every violation, in the order `check` reports them.
+    pub violations: Vec<SaidViolation>,
     /// Invariant checks made with everything they needed in view.
     pub checks: usize,
 }
@@ -909,11 +940,12 @@ pub fn check_logs(
             .iter()
             .map(|v| {
                 let (name, line) = line_of(v.primary);
-                (
-                    v.invariant.name,
-                    step_of(&name, line),
-                    format!("{name}:{line}"),
-                )
+                SaidViolation {
+                    invariant: v.invariant.name,
+                    step: step_of(&name, line),
+                    at: format!("{name}:{line}"),
+                    message: v.message.clone(),
+                }
             })
             .collect();
         Ok(CheckSaid {
@@ -979,6 +1011,7 @@ pub struct Judged {
 pub struct Rules<'a> {
     pub silent_and_irrelevant: fn(&str) -> bool,
     pub reason_holds: &'a dyn Fn(&str, &Logs) -> bool,
+    pub violation_holds: fn(&str, &Logs) -> bool,
     pub shows: fn(&str, &str) -> bool,
     pub observer_reads: &'a dyn Fn(&str) -> bool,
 }
@@ -995,13 +1028,20 @@ pub fn judge<M: Mirror>(
     let Rules {
         silent_and_irrelevant,
         reason_holds,
+        violation_holds,
         shows,
         observer_reads: complete,
     } = rules;
     let first = (0..=b.steps.len()).find_map(|k| mirror.first_violated(b.state(k)).map(|i| (k, i)));
     let mut why: Vec<String> = Vec::new();
-    // 1. Soundness.
-    for (inv, step, at) in &said.violations {
+    // 1. Soundness: at a state that violates the invariant, and for the reason the logs show.
+    for SaidViolation {
+        invariant: inv,
+        step,
+        at,
+        message,
+    } in &said.violations
+    {
         match step {
             None => why.push(format!("check reports {inv} at {at}, a line of no step")),
             Some(k) if mirror.holds(inv, b.state(*k)) => why.push(format!(
@@ -1009,6 +1049,11 @@ pub fn judge<M: Mirror>(
                 action_text(&b.steps[k - 1])
             )),
             Some(_) => {}
+        }
+        if !violation_holds(message, logs) {
+            why.push(format!(
+                "check reports {inv} at {at} saying `{message}`, which these logs do not bear out"
+            ));
         }
     }
     // 3. Fixed config.
@@ -1049,7 +1094,12 @@ pub fn judge<M: Mirror>(
                     Class::MirrorOnlyInconclusive
                 }
                 Verdict::Violated => {
-                    let (cinv, cstep, at) = &said.violations[0];
+                    let SaidViolation {
+                        invariant: cinv,
+                        step: cstep,
+                        at,
+                        ..
+                    } = &said.violations[0];
                     if *cstep == Some(k) {
                         Class::BothViolated
                     } else {
@@ -1167,10 +1217,10 @@ pub fn judge<M: Mirror>(
                 action_text(&b.steps[k - 1]),
                 said.reason.as_deref().unwrap_or_default()
             )),
-            (Some((k, inv)), Verdict::Violated) if said.violations[0].1 != Some(shown_at(k)) => why.push(format!(
+            (Some((k, inv)), Verdict::Violated) if said.violations[0].step != Some(shown_at(k)) => why.push(format!(
                 "every step printed its lines, and the mirror first violates {inv} at step {k} ({}), but check's first violation is at step {:?}",
                 action_text(&b.steps[k - 1]),
-                said.violations[0].1
+                said.violations[0].step
             )),
             (None, Verdict::Inconclusive) => why.push(format!(
                 "every step printed its lines and the mirror's behaviour is healthy, but check made {} check(s) and says inconclusive: {}",
@@ -1312,6 +1362,14 @@ fn judge_rendered<M: Mirror, R: Render<M>>(
                     .nth(1)
                     .is_some_and(R::may_be_unattributed))
     };
+    // One JVM's output is stamped on one clock: reasons about stamps are checked against that.
+    let one_clock;
+    let logs = if layout == Layout::OneJvm {
+        one_clock = logs.on_one_clock();
+        &one_clock
+    } else {
+        logs
+    };
     judge(
         mirror,
         b,
@@ -1321,6 +1379,7 @@ fn judge_rendered<M: Mirror, R: Render<M>>(
         &Rules {
             silent_and_irrelevant: R::silent_and_irrelevant,
             reason_holds: &holds,
+            violation_holds: R::violation_holds,
             shows: R::shows,
             observer_reads: &|action| layout != Layout::OneJvm && R::observer_reads(action),
         },
@@ -1533,6 +1592,31 @@ mod tests {
             ts_text(BASE_MS + 86_400_000 + 3_723_004),
             "2026-08-24 12:02:03,004"
         );
+    }
+
+    #[test]
+    fn one_clock_restamps_each_record_with_the_true_time() {
+        let mut logs = Logs::default();
+        logs.begin_step(0);
+        let (a, b) = (logs.file("a.log"), logs.file("b.log"));
+        logs.set_clock(a, 400);
+        logs.set_clock(b, -300);
+        logs.record(a, "main", "INFO", "x.Y", "first\ncontinued");
+        logs.record(b, "main", "INFO", "x.Y", "second");
+        let one = logs.on_one_clock();
+        assert_eq!(
+            logs.files[a].text,
+            "2026-08-23 11:00:03,403 [main] INFO x.Y: first\ncontinued\n"
+        );
+        assert_eq!(
+            one.files[a].text,
+            "2026-08-23 11:00:03,003 [main] INFO x.Y: first\ncontinued\n"
+        );
+        assert_eq!(
+            one.files[b].text,
+            "2026-08-23 11:00:03,006 [main] INFO x.Y: second\n"
+        );
+        assert_eq!(one.step_of("b.log", 1), Some(0));
     }
 
     #[test]
@@ -1805,11 +1889,11 @@ mod tests {
             let j = regression::<M, R>(Config::Bug, &actions, seed);
             assert_eq!(j.mirror, Some((10, "VersionFileCoversDb")));
             match j.class {
-                Class::BothViolated => assert_eq!(j.said.violations[0].1, Some(10)),
+                Class::BothViolated => assert_eq!(j.said.violations[0].step, Some(10)),
                 Class::ViolatedLater => {
                     later += 1;
-                    assert_eq!(j.said.violations[0].0, "NoFinalizedDatanodeFenced");
-                    assert_eq!(j.said.violations[0].1, Some(11));
+                    assert_eq!(j.said.violations[0].invariant, "NoFinalizedDatanodeFenced");
+                    assert_eq!(j.said.violations[0].step, Some(11));
                     let reason = j.said.reason.as_deref().unwrap_or_default();
                     assert!(
                         reason.contains("checkpoint whose apparent version no line shows"),
@@ -1820,6 +1904,71 @@ mod tests {
             }
         }
         assert!(later > 0, "no rendering hid the checkpoint's version");
+    }
+
+    /// The clock-skew window of NoFinalizedDatanodeFenced (a fence that no peer's finalization precedes in
+    /// the logs, and a peer finalizing within the skew tolerance after it) needs a third SCM: with the shipped
+    /// two, the one peer is the leader that finalized long before any SCM can fence. So under the bug config
+    /// with `Scms = {s1, s2, s3}`: the leader s2 finalizes and crashes (in half the renderings before its
+    /// `Version ZDU (100) has been finalized.`), s1 restarts below its DB and fences d1, and s3 finalizes
+    /// from its snapshot in the next step. Every reason and every violation message must hold of the files:
+    /// the skew reason names a finalization at or above the fenced datanode's version.
+    #[test]
+    fn scm_finalization_fence_within_the_skew_of_a_third_scm_agrees() {
+        type M = crate::bugs::scm_finalization::mirror::ScmFinalization;
+        type R = crate::bugs::scm_finalization::logs::Renderer;
+        let (name, text) = M::SPEC.configs[0];
+        let three = text.replace("Scms = {s1, s2}", "Scms = {s1, s2, s3}");
+        assert_ne!(three, text, "{name} no longer names two SCMs");
+        let c = crate::tla::cfg::parse_cfg(name, &three).unwrap().constants;
+        let mirror = M::new(&c).unwrap();
+        let actions = [
+            "BecomeLeader(s2)",
+            "Register(s2, d1)",
+            "Finalize",
+            "ApplyEntry(s2)",
+            "Crash(s2)",
+            "Restart(s2)",
+            "BecomeLeader(s2)",
+            "Register(s2, d1)",
+            "PurgeLog",
+            "NotifyInstall(s1)",
+            "ReplaceDb(s1)",
+            "NotifyInstall(s3)",
+            "ReplaceDb(s3)",
+            "FinalizeDatanode(d1)",
+            "Crash(s1)",
+            "Restart(s1)",
+            "FenceDatanode(s1, d1)",
+            "FinalizeFromSnapshot(s3)",
+        ];
+        let b = replay_actions(&mirror, &actions).unwrap();
+        let fence = b.steps.len() - 1;
+        assert!(!mirror.holds("NoFinalizedDatanodeFenced", b.state(fence)));
+        let mut within_skew = 0;
+        for layout in Layout::ALL {
+            for seed in 0..48 {
+                let j = run_behaviour::<M, R>(
+                    &mirror,
+                    &c,
+                    Config::Bug,
+                    &b,
+                    &mut Rng::new(seed),
+                    seed,
+                    layout,
+                );
+                assert!(j.why.is_none(), "{layout:?} seed {seed}: {:?}", j.why);
+                within_skew += usize::from(
+                    j.said
+                        .reasons
+                        .iter()
+                        .any(|r| r.contains("ms clock skew tolerance")),
+                );
+            }
+        }
+        // Some renderings put s3's finalization within the tolerance after a fence no finalization precedes.
+        assert!(within_skew > 0, "no rendering reached the skew window");
+        eprintln!("{within_skew} renderings reached the skew window");
     }
 
     /// The scm-secret-keys false alarms the walks found (seeds 11, 12, 227 of the bug config and 2, 10 of the

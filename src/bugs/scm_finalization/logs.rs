@@ -64,6 +64,20 @@ fn finalized(logs: &mut Logs, file: usize, thread: &str) {
 }
 const GROUP: &str = "group-9F3A1C2B4D5E";
 
+/// The number of a version as Ozone prints it: `ZDU (100)` → 100.
+fn version_number(text: &str) -> Option<u32> {
+    let (_, rest) = text.rsplit_once('(')?;
+    rest.strip_suffix(')')?.parse().ok()
+}
+
+/// The datanode's version of a fencing line (`Datanode ... has apparent version X (n) which is higher than SCM
+/// apparent version ...`).
+fn fenced_version(line: &str) -> Option<u32> {
+    let (_, rest) = line.split_once(" has apparent version ")?;
+    let (dn_version, _) = rest.split_once(" which is higher than SCM apparent version")?;
+    version_number(dn_version)
+}
+
 fn version(v: bool) -> &'static str {
     if v {
         "ZDU (100)"
@@ -233,12 +247,29 @@ impl Render<ScmFinalization> for Renderer {
                 .and_then(|(head, _)| head.rsplit(' ').next()?.parse::<i64>().ok()),
             named.as_slice(),
         ) {
-            // A peer (not the fencer) finalized no later than the tolerance after a fence stamped before it.
-            let fences = crate::refinement::stamped(
-                file(fencer),
-                "which is higher than SCM apparent version",
+            // A peer (not the fencer) finalized, to the version the reason names and no lower than the fenced
+            // datanode's, no later than the tolerance after a fence stamped before it.
+            let Some(named_version) = reason
+                .split_once(" finalized to ")
+                .and_then(|(_, rest)| rest.split_once(") within the "))
+                .map(|(v, _)| format!("{v})"))
+            else {
+                return false;
+            };
+            let Some(finalized_number) = version_number(&named_version) else {
+                return false;
+            };
+            let fences: Vec<i64> = file(fencer)
+                .lines()
+                .filter(|l| {
+                    fenced_version(l).is_some_and(|dn_version| dn_version <= finalized_number)
+                })
+                .filter_map(|l| Some(crate::layout::parse_iso8601(l.as_bytes())?.0.millis))
+                .collect();
+            let finalized = crate::refinement::stamped(
+                file(peer),
+                &format!("Version {named_version} has been finalized."),
             );
-            let finalized = crate::refinement::stamped(file(peer), FINALIZED_ZDU);
             return fencer != peer
                 && fences
                     .iter()
@@ -303,6 +334,36 @@ impl Render<ScmFinalization> for Renderer {
                     Some("STARTUP_MSG: Starting"),
                 )
             })
+    }
+    /// A fence is blamed on a peer SCM other than the fencer whose file holds `Version X (n) has been
+    /// finalized.` at the version the message names, no lower than the fenced datanode's.
+    fn violation_holds(message: &str, logs: &Logs) -> bool {
+        let Some((fence, blamed)) = message.split_once(" although peer SCM ") else {
+            return true;
+        };
+        let (Some(fencer), Some(peer)) = (
+            crate::refinement::named_after(fence, "SCM ")
+                .first()
+                .copied(),
+            blamed.split_whitespace().next(),
+        ) else {
+            return false;
+        };
+        let dn_version = fence
+            .rsplit_once(" at ")
+            .and_then(|(_, v)| version_number(v));
+        let Some(finalized) = blamed
+            .split_once(" had finalized the cluster to ")
+            .and_then(|(_, rest)| rest.split_once(';'))
+            .map(|(v, _)| v)
+        else {
+            return false;
+        };
+        fencer != peer
+            && dn_version.is_some_and(|dn| version_number(finalized).is_some_and(|n| n >= dn))
+            && logs
+                .text_of(&format!("ozone-hadoop-scm-{peer}.log"))
+                .contains(&format!("Version {finalized} has been finalized."))
     }
     /// In one JVM the IPC handlers' fences name no SCM unless a line ties their port to one; every other line
     /// the monitor reads names its SCM, and version-manager lines (every process logs them) are not asked for.
@@ -532,5 +593,23 @@ impl Render<ScmFinalization> for Renderer {
             // Hidden: Propose, PurgeLog, ApplyEntry of a tx entry, Crash.
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_read_off_the_lines_ozone_prints() {
+        assert_eq!(version_number("ZDU (100)"), Some(100));
+        assert_eq!(version_number("DATANODE_SCHEMA_V2 (1)"), Some(1));
+        assert_eq!(version_number("ZDU"), None);
+        let fence = "2026-08-23 11:00:01,003 [IPC Server handler 0 on default port 9861] ERROR org.apache.hadoop.hdds.scm.node.SCMNodeManager: Datanode 9c1e(dn1/10.0.0.11) has apparent version ZDU (100) which is higher than SCM apparent version INITIAL_VERSION (0). SCM must finalize before datanodes.";
+        assert_eq!(fenced_version(fence), Some(100));
+        assert_eq!(
+            fenced_version("Version ZDU (100) has been finalized."),
+            None
+        );
     }
 }
