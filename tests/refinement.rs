@@ -49,14 +49,15 @@ fn the_binary_agrees_with_the_in_process_check_on_rendered_behaviours() {
                     i32::from(j.said.verdict == Verdict::Violated),
                     "{model} seed {seed}"
                 );
-                if let Some((inv, _, at)) = j.said.violations.first() {
+                if let Some(said) = j.said.violations.first() {
                     let v = &m["violations"][0];
-                    assert_eq!(v["invariant"], *inv);
+                    assert_eq!(v["invariant"], said.invariant);
+                    assert_eq!(v["message"], said.message.as_str());
                     let path = v["primary"]["path"].as_str().unwrap();
                     let file = Path::new(path).file_name().unwrap().to_string_lossy();
                     assert_eq!(
                         format!("{file}:{}", v["primary"]["line"]),
-                        *at,
+                        said.at,
                         "{model} seed {seed}"
                     );
                 }
