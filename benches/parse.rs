@@ -299,7 +299,12 @@ fn synthetic_timeline(n: usize) -> ozone_conform::timeline::Timeline {
         });
     }
     let stats = ozone_conform::scan::InputStats::default();
-    ozone_conform::timeline::from_events(vec![stats], vec![events], vec![false], 1000)
+    ozone_conform::timeline::from_events(
+        vec![stats],
+        vec![events],
+        vec![false],
+        ozone_conform::bugs::merge_rules(1000),
+    )
 }
 
 fn bench_replay(c: &mut Criterion) {

@@ -661,7 +661,7 @@ fn check_once(args: &[String]) -> CheckOnce {
         stats,
         per_input,
         test_output,
-        crate::timeline::DEFAULT_MAX_SKEW_MS,
+        crate::bugs::merge_rules(crate::timeline::DEFAULT_MAX_SKEW_MS),
     );
     let options = crate::check::ReplayOptions {
         witnesses: true,

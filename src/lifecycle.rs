@@ -445,7 +445,7 @@ mod tests {
             &sources,
             &grammar,
             &crate::scan::ScanOptions::default(),
-            crate::timeline::DEFAULT_MAX_SKEW_MS,
+            crate::bugs::merge_rules(crate::timeline::DEFAULT_MAX_SKEW_MS),
             &|_, _| {},
         );
         let mut life = Lifecycle::default();
@@ -501,7 +501,7 @@ mod tests {
             &[crate::input::Source::File(p)],
             &grammar,
             &crate::scan::ScanOptions::default(),
-            crate::timeline::DEFAULT_MAX_SKEW_MS,
+            crate::bugs::merge_rules(crate::timeline::DEFAULT_MAX_SKEW_MS),
             &|_, _| {},
         );
         let at = tl.events.heads().position(|e| e.span.line == line);

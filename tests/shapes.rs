@@ -154,7 +154,7 @@ fn build_cached(
         inputs,
         per_input,
         test_output,
-        timeline::DEFAULT_MAX_SKEW_MS,
+        ozone_conform::bugs::merge_rules(timeline::DEFAULT_MAX_SKEW_MS),
     )
 }
 

@@ -2,7 +2,8 @@
 //!
 //! A bug's folder holds:
 //! - `mod.rs`: its registry entry ([`Bug`]): the description (model name, invariants with codes, summaries,
-//!   advice and signature lines, the upstream issue, the spec citation);
+//!   advice and signature lines, the upstream issue, the spec citation) and the causal facts its lines carry
+//!   (`scm_raft.rs` holds the Raft-term rule both SCM bugs list);
 //! - `monitor.rs`: the log-side model `check` runs, with three-valued knowledge ([`crate::model::Model`]);
 //! - `witness.rs`: which log lines witness which spec actions, for `export`;
 //! - `mirror.rs`: the exact mirror of `traces/<model>/<Module>.tla` ([`crate::spec::Mirror`]).
@@ -30,17 +31,22 @@ macro_rules! observer_test {
 pub mod dn_finalize_block;
 pub mod recon_om_sync;
 pub mod scm_finalization;
+pub mod scm_raft;
 pub mod scm_secret_keys;
 #[cfg(test)]
 pub(crate) mod testkit;
 
 use crate::model::{About, Invariant, Model};
 use crate::spec::SpecMirror;
+use crate::timeline::causal::CausalRule;
 
 /// One bug: what it is, how `check` watches for it, how `export` reads it, and its spec.
 #[derive(Clone, Copy)]
 pub struct Bug {
     pub about: &'static About,
+    /// The causal facts its lines carry that order them across nodes (a key made on one SCM before another
+    /// names it): the merge applies every registered bug's ([`causal_rules`]).
+    pub causal: &'static [&'static CausalRule],
     /// A fresh observer of the log: the monitor `check` runs, whose witness half gives `export` the witnessed
     /// spec actions from the same pass ([`crate::check::observe_one`]).
     pub monitor: fn() -> Box<dyn Model>,
@@ -115,6 +121,29 @@ macro_rules! registry {
 
 with_bugs!(registry);
 
+/// Every registered bug's causal rules, each once, in registry order: what the merge orders every run by
+/// (whichever models it checks, so that each model reads the same order).
+pub fn causal_rules() -> &'static [&'static CausalRule] {
+    static RULES: std::sync::OnceLock<Vec<&'static CausalRule>> = std::sync::OnceLock::new();
+    RULES.get_or_init(|| {
+        let mut rules: Vec<&'static CausalRule> = Vec::new();
+        for rule in BUGS.iter().flat_map(|b| b.causal) {
+            if !rules.iter().any(|r| r.name == rule.name) {
+                rules.push(rule);
+            }
+        }
+        rules
+    })
+}
+
+/// How `check` merges a run's inputs: `max_skew_ms` between nodes' clocks, and every bug's causal rules.
+pub fn merge_rules(max_skew_ms: i64) -> crate::timeline::MergeRules<'static> {
+    crate::timeline::MergeRules {
+        max_skew_ms,
+        causal: causal_rules(),
+    }
+}
+
 /// The bug whose model is called `name`.
 pub fn by_name(name: &str) -> Option<&'static Bug> {
     BUGS.iter().find(|b| b.name() == name)
@@ -144,6 +173,14 @@ impl clap::ValueEnum for Bug {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_causal_rule_is_applied_once_in_registry_order() {
+        let names: Vec<&str> = causal_rules().iter().map(|r| r.name).collect();
+        // scm-secret-keys and scm-finalization both list the Raft-term rule.
+        assert_eq!(names, ["secret-key-origin", "leader-term"]);
+        assert!(BUGS.iter().filter(|b| !b.causal.is_empty()).count() >= 2);
+    }
 
     /// The fuzzer writes each bug's story from the grammar files its entry names: they are shipped, and the
     /// bug's own file comes first.
@@ -196,7 +233,7 @@ mod tests {
                 );
             }
             let w = crate::check::observe_one(
-                &crate::timeline::from_events(vec![], vec![], vec![], 0),
+                &crate::timeline::from_events(vec![], vec![], vec![], crate::bugs::merge_rules(0)),
                 bug,
             )
             .1;

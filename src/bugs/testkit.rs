@@ -33,7 +33,7 @@ pub fn timeline_of(args: &[String]) -> Timeline {
         &sources,
         &grammar,
         &crate::scan::ScanOptions::default(),
-        crate::timeline::DEFAULT_MAX_SKEW_MS,
+        crate::bugs::merge_rules(crate::timeline::DEFAULT_MAX_SKEW_MS),
         &|_, _| {},
     )
 }

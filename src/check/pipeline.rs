@@ -150,7 +150,7 @@ impl Pipeline<'_> {
             scanned.stats,
             scanned.events,
             scanned.test_output,
-            self.max_skew_ms,
+            crate::bugs::merge_rules(self.max_skew_ms),
         );
         timeline.set_utc_offsets(self.utc_offsets.clone());
         let mut clock = std::time::Instant::now();

@@ -34,8 +34,13 @@ pub fn load_timeline(
     p.options.max_skew_ms = Some(max_skew);
     let verbose = args.verbose;
     let on_unparsed = unparsed_printer(verbose);
-    let timeline =
-        crate::timeline::build(&p.sources, &p.grammar, &p.options, max_skew, &on_unparsed);
+    let timeline = crate::timeline::build(
+        &p.sources,
+        &p.grammar,
+        &p.options,
+        crate::bugs::merge_rules(max_skew),
+        &on_unparsed,
+    );
     let mut had_errors = false;
     for s in &timeline.inputs {
         had_errors |= report_input_errors(s);

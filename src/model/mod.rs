@@ -405,6 +405,11 @@ pub(crate) mod testkit {
     }
 
     pub fn timeline_with_skew(inputs: Vec<Input>, max_skew_ms: i64) -> Timeline {
+        timeline_with_rules(inputs, crate::bugs::merge_rules(max_skew_ms))
+    }
+
+    /// Merges the inputs by `rules` (a skew tolerance, and causal rules other than the registered ones).
+    pub fn timeline_with_rules(inputs: Vec<Input>, rules: crate::timeline::MergeRules) -> Timeline {
         let mut stats = Vec::new();
         let mut per_input = Vec::new();
         let mut test = Vec::new();
@@ -432,7 +437,7 @@ pub(crate) mod testkit {
             per_input.push(events);
             test.push(input.test_output);
         }
-        from_events(stats, per_input, test, max_skew_ms)
+        from_events(stats, per_input, test, rules)
     }
 
     /// Replays the timeline through the one model named `model`.

@@ -908,7 +908,7 @@ pub fn check_logs(
             &sources,
             grammar(),
             &crate::scan::ScanOptions::default(),
-            crate::timeline::DEFAULT_MAX_SKEW_MS,
+            crate::bugs::merge_rules(crate::timeline::DEFAULT_MAX_SKEW_MS),
             &|_, _| {},
         );
         let options = crate::model::replay::ReplayOptions {

@@ -7,7 +7,7 @@
 //!    and only then applied elsewhere) are edges in a happens-before graph that win over clocks.
 //! 3. Here: the merged events numbered per node, with their lifecycle steps and clocks, as a [`Timeline`].
 
-mod causal;
+pub mod causal;
 mod identity;
 mod order;
 mod repeats;
@@ -23,6 +23,7 @@ use crate::lifecycle::{LifeSteps, Lifecycle};
 use crate::scan::{scan_input, InputStats, ScanOptions, UnparsedLine};
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
+use causal::CausalRule;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -96,16 +97,24 @@ pub struct Timeline {
 /// memory per event.
 pub const DATE_FLOOR_BLOCK: usize = 1024;
 
+/// How inputs are merged: the clock skew tolerated between nodes, and the causal rules whose edges win over
+/// clocks (every registered bug's: [`crate::bugs::merge_rules`]).
+#[derive(Debug, Clone, Copy)]
+pub struct MergeRules<'a> {
+    pub max_skew_ms: i64,
+    pub causal: &'a [&'a CausalRule],
+}
+
 /// Scans every input (in parallel) and merges their events.
 pub fn build(
     sources: &[Source],
     grammar: &Grammar,
     options: &ScanOptions,
-    max_skew_ms: i64,
+    rules: MergeRules,
     on_unparsed: &(dyn Fn(&str, &UnparsedLine) + Sync),
 ) -> Timeline {
     let (inputs, per_input, test_output) = scan_all(sources, grammar, options, on_unparsed);
-    from_inputs(inputs, per_input, test_output, max_skew_ms)
+    from_inputs(inputs, per_input, test_output, rules)
 }
 
 /// Scans every input (in parallel): each one's counters and events (kept compactly as they come,
@@ -161,13 +170,13 @@ pub fn from_events(
     inputs: Vec<InputStats>,
     per_input: Vec<Vec<Event>>,
     test_output: Vec<bool>,
-    max_skew_ms: i64,
+    rules: MergeRules,
 ) -> Timeline {
     let per_input = per_input
         .into_iter()
         .map(InputEvents::from_events)
         .collect();
-    from_inputs(inputs, per_input, test_output, max_skew_ms)
+    from_inputs(inputs, per_input, test_output, rules)
 }
 
 /// Merges per-input events (each in input order). `test_output`: which inputs are in the test layout.
@@ -179,8 +188,9 @@ pub fn from_inputs(
     mut inputs: Vec<InputStats>,
     mut per_input: Vec<InputEvents>,
     test_output: Vec<bool>,
-    max_skew_ms: i64,
+    rules: MergeRules,
 ) -> Timeline {
+    let max_skew_ms = rules.max_skew_ms;
     let mut clock = std::time::Instant::now();
     crate::event_store::release_freed_memory();
     let test_output = identity::name_nodes(&mut inputs, &mut per_input, test_output, max_skew_ms);
@@ -196,7 +206,7 @@ pub fn from_inputs(
         skew_warnings,
         data,
         run_nodes,
-    } = order::merge(per_input, &test_output, max_skew_ms, &mut clock);
+    } = order::merge(per_input, &test_output, rules, &mut clock);
     // Re-index the graph into the merged order (the events are read through `order`, below).
     let mut position = vec![0u32; all.len()];
     for (pos, &i) in order.iter().enumerate() {
@@ -584,6 +594,53 @@ mod tests {
         assert!(tl.skew_warnings.is_empty());
     }
 
+    /// The key edge is scm-secret-keys' rule, not the merge's: without the registered rules clocks decide.
+    #[test]
+    fn causal_edges_come_from_the_rules_the_merge_is_given() {
+        let inputs = |gen_ms| {
+            vec![
+                daemon(
+                    "scm",
+                    "scm1",
+                    vec![ev(
+                        EventKind::SecretKeyGenerated,
+                        "scm1",
+                        gen_ms,
+                        vec![("key", key("K9", 7 * DAY))],
+                    )],
+                ),
+                daemon(
+                    "scm",
+                    "scm2",
+                    vec![ev(
+                        EventKind::SecretKeysUpdated,
+                        "scm2",
+                        1_000,
+                        vec![("keys", keys(&[("K9", 7 * DAY)]))],
+                    )],
+                ),
+            ]
+        };
+        let bare = crate::model::testkit::timeline_with_rules(
+            inputs(3_000),
+            MergeRules {
+                max_skew_ms: 1_000,
+                causal: &[],
+            },
+        );
+        assert_eq!(bare.events.get(0).kind, EventKind::SecretKeysUpdated);
+        assert!(bare.skew_warnings.is_empty());
+        let only_keys = crate::model::testkit::timeline_with_rules(
+            inputs(3_000),
+            MergeRules {
+                max_skew_ms: 1_000,
+                causal: &[&crate::bugs::scm_secret_keys::KEY_ORIGIN],
+            },
+        );
+        assert_eq!(only_keys.events.get(0).kind, EventKind::SecretKeyGenerated);
+        assert_eq!(only_keys.skew_warnings, vec![(0, 1)]);
+    }
+
     #[test]
     fn a_leader_election_comes_before_other_scms_use_its_term_whatever_the_clocks() {
         // scm2's clock is 2 s ahead: by clocks it would install the term-4 checkpoint before scm1 led term 4.
@@ -640,7 +697,7 @@ mod tests {
             &sources,
             &grammar,
             &options,
-            DEFAULT_MAX_SKEW_MS,
+            crate::bugs::merge_rules(DEFAULT_MAX_SKEW_MS),
             &|_, _| {},
         );
         let lines: Vec<&str> = text.lines().collect();
@@ -952,7 +1009,12 @@ mod tests {
                         spilled
                     })
                     .collect();
-                let tl = from_inputs(stats, per_input, test, DEFAULT_MAX_SKEW_MS);
+                let tl = from_inputs(
+                    stats,
+                    per_input,
+                    test,
+                    crate::bugs::merge_rules(DEFAULT_MAX_SKEW_MS),
+                );
                 let monitors = crate::check::monitors(&[]);
                 let reports = crate::check::replay(&tl, monitors, &Default::default()).reports;
                 crate::render::report::to_json(&tl, &reports, true)

@@ -35,9 +35,10 @@ pub(super) struct Merged {
 pub(super) fn merge(
     mut per_input: Vec<InputEvents>,
     test_output: &[bool],
-    max_skew_ms: i64,
+    rules: super::MergeRules,
     clock: &mut std::time::Instant,
 ) -> Merged {
+    let max_skew_ms = rules.max_skew_ms;
     // From here on a head's node is the run's node number, not its input's.
     let mut run_nodes: Vec<Arc<str>> = Vec::new();
     let mut run_node_ids: HashMap<Arc<str>, u32> = HashMap::new();
@@ -118,7 +119,7 @@ pub(super) fn merge(
         }
     }
     crate::timings::phase("merge: gathering heads and node edges", clock);
-    add_causal_edges(&all, &data, &mut edges);
+    add_causal_edges(&all, &data, rules.causal, &mut edges);
     crate::timings::phase("merge: causal edges", clock);
     edges.sort_unstable();
     edges.dedup();

@@ -130,7 +130,7 @@ pub fn timeline_of(
         &sources,
         grammar,
         &ozone_conform::scan::ScanOptions::default(),
-        ozone_conform::timeline::DEFAULT_MAX_SKEW_MS,
+        ozone_conform::bugs::merge_rules(ozone_conform::timeline::DEFAULT_MAX_SKEW_MS),
         &|_, _| {},
     )
 }

@@ -37,6 +37,7 @@ pub(crate) const ABOUT: About = About {
 
 pub const BUG: Bug = Bug {
     about: &ABOUT,
+    causal: &[],
     monitor: || Box::new(monitor::DnFinalizeBlock::default()),
     mirror: &crate::spec::Mirrored::<mirror::DnFinalizeBlock>::new(),
     refinement: crate::refinement::Refinement::of::<mirror::DnFinalizeBlock, logs::Renderer>(

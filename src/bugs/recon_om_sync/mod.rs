@@ -34,6 +34,7 @@ pub(crate) const ABOUT: About = About {
 
 pub const BUG: Bug = Bug {
     about: &ABOUT,
+    causal: &[],
     monitor: || Box::new(monitor::ReconOmSync::default()),
     mirror: &crate::spec::Mirrored::<mirror::ReconOmSync>::new(),
     refinement: crate::refinement::Refinement::of::<mirror::ReconOmSync, logs::Renderer>(

@@ -1051,7 +1051,7 @@ mod tests {
             &sources,
             &grammar,
             &crate::scan::ScanOptions::default(),
-            crate::timeline::DEFAULT_MAX_SKEW_MS,
+            crate::bugs::merge_rules(crate::timeline::DEFAULT_MAX_SKEW_MS),
             &|_, _| {},
         );
         let r = crate::model::testkit::replay_one(&tl, "recon-om-sync");

@@ -43,6 +43,7 @@ pub(crate) const ABOUT: About = About {
 
 pub const BUG: Bug = Bug {
     about: &ABOUT,
+    causal: &[&super::scm_raft::LEADER_TERM],
     monitor: || Box::new(monitor::ScmFinalization::default()),
     mirror: &crate::spec::Mirrored::<mirror::ScmFinalization>::new(),
     refinement: crate::refinement::Refinement::of::<mirror::ScmFinalization, logs::Renderer>(

@@ -9,7 +9,9 @@ pub mod witness;
 
 use super::Bug;
 use crate::model::{About, Invariant, Role, Spec};
-use crate::vocab::Component;
+use crate::timeline::causal::{CausalRule, Fact};
+use crate::value::Value;
+use crate::vocab::{Component, EventKind};
 
 const INVARIANTS: &[Invariant] = &[
     Invariant {
@@ -44,8 +46,41 @@ pub(crate) const ABOUT: About = About {
     grammars: &["scm-secret-keys.rules", "identity.rules", "common.rules"],
 };
 
+/// A secret key is generated on one SCM before any other SCM can know it: the first line that generates or
+/// rotates in a key id comes before every other SCM's line that names that id.
+pub const KEY_ORIGIN: CausalRule = CausalRule {
+    name: "secret-key-origin",
+    carries: |kind| {
+        kind.fields()
+            .iter()
+            .any(|f| f.name == "keys" || f.name == "key")
+    },
+    facts: |kind, fields, out| {
+        let ids: Vec<&str> = match fields
+            .iter()
+            .find(|(n, _)| *n == "keys" || *n == "key")
+            .map(|(_, v)| v)
+        {
+            Some(Value::SecretKeys(ks)) => ks.iter().map(|k| k.id.as_str()).collect(),
+            Some(Value::SecretKey(k)) => vec![k.id.as_str()],
+            _ => Vec::new(),
+        };
+        let makes = matches!(
+            kind,
+            EventKind::SecretKeyGenerated | EventKind::SecretKeyRotated
+        );
+        for id in ids {
+            if makes {
+                out.push(Fact::Makes(format!("key:{id}")));
+            }
+            out.push(Fact::Uses(format!("key:{id}")));
+        }
+    },
+};
+
 pub const BUG: Bug = Bug {
     about: &ABOUT,
+    causal: &[&KEY_ORIGIN, &super::scm_raft::LEADER_TERM],
     monitor: || Box::new(monitor::ScmSecretKeys::default()),
     mirror: &crate::spec::Mirrored::<mirror::ScmSecretKeys>::new(),
     refinement: crate::refinement::Refinement::of::<mirror::ScmSecretKeys, logs::Renderer>(
