@@ -34,10 +34,6 @@ fn inputs(model: &str, case: &str, merged: bool) -> Vec<String> {
     v
 }
 
-fn check_json(inputs: &[String], flags: &[&str]) -> (i32, Value) {
-    common::check_json(flags, inputs)
-}
-
 /// (file name suffix, line) of a violation's primary span.
 fn primary(v: &Value) -> (String, u64) {
     let path = v["primary"]["path"].as_str().unwrap();
@@ -119,7 +115,7 @@ fn violating_logs_report_the_first_violating_line_of_every_invariant() {
     for exp in VIOLATING {
         for merged in [false, true] {
             let files = inputs(exp.model, "violating", merged);
-            let (code, report) = check_json(&files, &["--all"]);
+            let (code, report) = common::check_json(&["--all"], &files);
             assert_eq!(code, 1, "{} merged={merged}", exp.model);
             let m = model(&report, exp.model);
             assert_eq!(m["verdict"], "violated");
@@ -162,7 +158,7 @@ fn violating_logs_report_the_first_violating_line_of_every_invariant() {
                 assert!(v["spec"]["line"].as_u64().unwrap() > 0);
             }
             // Without --all: exactly one violation per model, marked first, and it is the earliest.
-            let (_, one) = check_json(&files, &["--model", exp.model]);
+            let (_, one) = common::check_json(&["--model", exp.model], &files);
             let vs = model(&one, exp.model)["violations"]
                 .as_array()
                 .unwrap()
@@ -182,7 +178,7 @@ fn healthy_logs_conform_and_mid_flight_logs_are_inconclusive_never_violated() {
         "recon-om-sync",
     ] {
         for merged in [false, true] {
-            let (code, report) = check_json(&inputs(m, "healthy", merged), &[]);
+            let (code, report) = common::check_json(&[], &inputs(m, "healthy", merged));
             assert_eq!(
                 model(&report, m)["verdict"],
                 "conforms",
@@ -190,7 +186,7 @@ fn healthy_logs_conform_and_mid_flight_logs_are_inconclusive_never_violated() {
                 model(&report, m)
             );
             assert_eq!(code, 0, "{m} healthy merged={merged}");
-            let (code, report) = check_json(&inputs(m, "midflight", merged), &[]);
+            let (code, report) = common::check_json(&[], &inputs(m, "midflight", merged));
             let got = model(&report, m);
             assert_eq!(
                 got["verdict"], "inconclusive",
@@ -207,7 +203,7 @@ fn no_case_raises_a_false_alarm_in_another_model() {
     for exp in VIOLATING {
         for case in ["violating", "healthy", "midflight"] {
             for merged in [false, true] {
-                let (_, report) = check_json(&inputs(exp.model, case, merged), &[]);
+                let (_, report) = common::check_json(&[], &inputs(exp.model, case, merged));
                 for m in report["models"].as_array().unwrap() {
                     if m["model"] != exp.model {
                         assert_ne!(
@@ -225,9 +221,9 @@ fn no_case_raises_a_false_alarm_in_another_model() {
 #[test]
 fn missing_debug_lines_make_the_block_model_inconclusive_and_name_the_log4j_line() {
     for merged in [false, true] {
-        let (code, report) = check_json(
-            &inputs("dn-finalize-block", "nodebug", merged),
+        let (code, report) = common::check_json(
             &["--model", "dn-finalize-block"],
+            &inputs("dn-finalize-block", "nodebug", merged),
         );
         assert_eq!(code, 0);
         let m = model(&report, "dn-finalize-block");
@@ -388,7 +384,7 @@ fn an_order_resting_on_clocks_within_the_skew_is_reported_as_ambiguous() {
     std::fs::write(dir.path().join("ozone-hadoop-scm-scm1.log"), scm1).unwrap();
     std::fs::write(dir.path().join("ozone-hadoop-scm-scm3.log"), scm3).unwrap();
     let files = vec![dir.path().to_string_lossy().into_owned()];
-    let (code, report) = check_json(&files, &["--model", "scm-finalization"]);
+    let (code, report) = common::check_json(&["--model", "scm-finalization"], &files);
     assert_eq!(code, 1);
     let v = &model(&report, "scm-finalization")["violations"][0];
     assert_eq!(v["invariant"], "NoFinalizedDatanodeFenced");
@@ -399,9 +395,9 @@ fn an_order_resting_on_clocks_within_the_skew_is_reported_as_ambiguous() {
         note.contains("400 ms") && note.contains("1000 ms"),
         "{note}"
     );
-    let (_, report) = check_json(
-        &files,
+    let (_, report) = common::check_json(
         &["--model", "scm-finalization", "--max-skew", "100"],
+        &files,
     );
     assert!(model(&report, "scm-finalization")["violations"][0]["ambiguous_order"].is_null());
     let out = bin()
@@ -422,7 +418,7 @@ fn an_ambiguous_order_that_would_change_the_verdict_makes_it_inconclusive() {
     std::fs::write(dir.path().join("ozone-hadoop-scm-scm1.log"), scm1).unwrap();
     std::fs::write(dir.path().join("ozone-hadoop-scm-scm3.log"), scm3).unwrap();
     let files = vec![dir.path().to_string_lossy().into_owned()];
-    let (code, report) = check_json(&files, &["--model", "scm-finalization"]);
+    let (code, report) = common::check_json(&["--model", "scm-finalization"], &files);
     assert_eq!(code, 0);
     let m = model(&report, "scm-finalization");
     assert_eq!(m["verdict"], "inconclusive");
@@ -433,9 +429,9 @@ fn an_ambiguous_order_that_would_change_the_verdict_makes_it_inconclusive() {
         "{reasons}"
     );
     // With a tolerance below the 300 ms gap the clocks decide: still no violation, but no ambiguity either.
-    let (_, report) = check_json(
-        &files,
+    let (_, report) = common::check_json(
         &["--model", "scm-finalization", "--max-skew", "100"],
+        &files,
     );
     assert!(!model(&report, "scm-finalization")["reason"]
         .as_str()

@@ -38,22 +38,9 @@ fn generate(out: &Path, args: &[&str]) {
     );
 }
 
-/// `check --format json-lines`: the exit code and every object (violations, then verdicts).
+/// `check --format json-lines DIR`: the exit code and every object (violations, then verdicts).
 fn check_json(dir: &Path) -> (i32, Vec<Value>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ozone-conform"))
-        .args(["check", "--format", "json-lines"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    let objects = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            serde_json::from_str(l)
-                .unwrap_or_else(|e| panic!("{e}: {l}: {}", String::from_utf8_lossy(&out.stderr)))
-        })
-        .collect();
-    (out.status.code().unwrap(), objects)
+    common::check_json_lines(&[], &[dir])
 }
 
 /// The verdict object of a model.

@@ -16,23 +16,14 @@ fn fixture(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-fn check_json(paths: &[PathBuf]) -> Value {
-    common::check_json(&[], paths).1
-}
-
-fn check_json_with(flags: &[&str], paths: &[PathBuf]) -> Value {
+/// `check --format json FLAGS PATHS`: the report.
+fn check_json(flags: &[&str], paths: &[PathBuf]) -> Value {
     common::check_json(flags, paths).1
 }
 
+/// A model's verdict in a report.
 fn verdict<'a>(report: &'a Value, model: &str) -> &'a str {
-    report["models"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["model"] == model)
-        .unwrap()["verdict"]
-        .as_str()
-        .unwrap()
+    common::model(report, model)["verdict"].as_str().unwrap()
 }
 
 /// The healthy secret-key story with one byte of one key id damaged (`c` → `g`) on scm2's replicated
@@ -55,7 +46,7 @@ fn a_damaged_key_id_is_rejected_with_its_reason_and_raises_no_alarm() {
         std::fs::write(&p, text).unwrap();
         paths.push(p);
     }
-    let report = check_json(&paths);
+    let report = check_json(&[], &paths);
     assert_eq!(verdict(&report, "scm-secret-keys"), "conforms");
     let scm2 = report["inputs"]
         .as_array()
@@ -109,7 +100,7 @@ fn a_damaged_key_id_is_rejected_with_its_reason_and_raises_no_alarm() {
     let clean: Vec<PathBuf> = (1..=3)
         .map(|n| healthy.join(format!("ozone-hadoop-scm-scm{n}.log")))
         .collect();
-    let report = check_json(&clean);
+    let report = check_json(&[], &clean);
     for input in report["inputs"].as_array().unwrap() {
         assert_eq!(input["unparsed"], 0, "{input}");
     }
@@ -260,7 +251,7 @@ fn an_scm_daemon_in_the_test_layout_is_checked_like_one_in_the_daemon_layout() {
         .contains("Current key updated"));
     let killed_before_save = tmp.path().join("scm.log");
     std::fs::write(&killed_before_save, before_save).unwrap();
-    let report = check_json_with(
+    let report = check_json(
         &["--log-utc-offset", "+00:00"],
         std::slice::from_ref(&kill9),
     );
@@ -289,13 +280,13 @@ fn an_scm_daemon_in_the_test_layout_is_checked_like_one_in_the_daemon_layout() {
     ] {
         // The fixture's clocks are UTC (its README); the keys expire 3 h after the install, inside a time
         // zone's offset, so without the offset the monitor cannot know they were still live: it says so.
-        let unsure = check_json(std::slice::from_ref(&log));
+        let unsure = check_json(&[], std::slice::from_ref(&log));
         assert_ne!(verdict(&unsure, "scm-secret-keys"), "conforms", "{case}");
         if verdict(&unsure, "scm-secret-keys") == "inconclusive" {
             let reason = unsure["models"][0]["reason"].as_str().unwrap();
             assert!(reason.contains("--log-utc-offset"), "{case}: {reason}");
         }
-        let report = check_json_with(&["--log-utc-offset", "+00:00"], &[log]);
+        let report = check_json(&["--log-utc-offset", "+00:00"], &[log]);
         assert_eq!(
             report["inputs"][0]["node"], "scm3",
             "{case}: {}",

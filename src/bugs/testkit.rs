@@ -7,6 +7,13 @@ use crate::spec::Mirror;
 use crate::timeline::Timeline;
 use std::path::Path;
 
+/// Whether the long forms of the sized sweeps run: `OZONE_CONFORM_LONG=1` (`benches/long_tests.sh`).
+/// `cargo test` runs each such sweep on a fixed sample, sized so the tests take minutes on two cores; the
+/// long form runs every case, with the same assertions.
+pub fn long() -> bool {
+    std::env::var_os("OZONE_CONFORM_LONG").is_some_and(|v| v != "0" && !v.is_empty())
+}
+
 /// The timeline of `tests/fixtures/scenarios/<model>/<case>` through the real pipeline (input resolution,
 /// embedded grammar, merge): its per-node daemon files, or with `merged` its `merged/` test output.
 pub fn scenario(model: &str, case: &str, merged: bool) -> Timeline {

@@ -89,6 +89,25 @@ pub fn check_json<S: AsRef<OsStr>>(flags: &[&str], inputs: &[S]) -> (i32, Value)
     (out.status.code().unwrap(), v)
 }
 
+/// `check --format json-lines FLAGS INPUTS`: the exit code and every object (violations, then verdicts).
+pub fn check_json_lines<S: AsRef<OsStr>>(flags: &[&str], inputs: &[S]) -> (i32, Vec<Value>) {
+    let out = bin()
+        .args(["check", "--format", "json-lines"])
+        .args(flags)
+        .args(inputs)
+        .output()
+        .unwrap();
+    let objects = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str(l)
+                .unwrap_or_else(|e| panic!("{e}: {l}: {}", String::from_utf8_lossy(&out.stderr)))
+        })
+        .collect();
+    (out.status.code().unwrap(), objects)
+}
+
 /// A model's entry in a `--format json` report.
 pub fn model<'a>(report: &'a Value, name: &str) -> &'a Value {
     report["models"]
