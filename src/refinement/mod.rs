@@ -1971,6 +1971,23 @@ mod tests {
         eprintln!("{within_skew} renderings reached the skew window");
     }
 
+    /// Seeds 32764 and 75014 of the 100,000-behaviour bug-config run: one key set applied, a rotation, no
+    /// install, and restarts. `check` rightly checked nothing (the one key set applied came with no key before
+    /// it), and the renderer could not confirm the reason it gives for that.
+    #[test]
+    fn scm_secret_keys_nothing_to_check_is_confirmed_from_the_files() {
+        let bug = crate::bugs::by_name("scm-secret-keys").unwrap();
+        for seed in [32764, 75014] {
+            let t = bug.refinement.run(Config::Bug, Layout::Daemon, 1, seed);
+            assert_eq!(t.behaviours, 1);
+            assert!(
+                t.disagreements.is_empty(),
+                "seed {seed}: {:?}",
+                t.disagreements
+            );
+        }
+    }
+
     /// The scm-secret-keys false alarms the walks found (seeds 11, 12, 227 of the bug config and 2, 10 of the
     /// fixed one, reduced), each healthy in the mirror and now in `check`, with a violating control.
     #[test]

@@ -174,6 +174,30 @@ impl Render<ScmSecretKeys> for Renderer {
     fn reason_holds(reason: &str, logs: &Logs) -> bool {
         const STARTUP: &str = "STARTUP_MSG: Starting";
         let file = |scm: &str| logs.text_of(&format!("ozone-hadoop-scm-{scm}.log"));
+        if reason.starts_with("no snapshot install with secret keys") {
+            // Nothing to check: no SCM fetched keys then swapped its DB, and no key set was applied with a key
+            // in view before it (every `Updating keys with` is stamped at the first line that names a key).
+            let scm_files = || {
+                logs.files
+                    .iter()
+                    .filter(|f| f.name.starts_with("ozone-hadoop-scm-"))
+            };
+            let installed_with_keys = scm_files().any(|f| {
+                f.text
+                    .find("Got secret keys from leaders")
+                    .is_some_and(|got| f.text[got..].contains("Replaced DB with checkpoint"))
+            });
+            let stamped = |needle: &str| -> Vec<i64> {
+                scm_files()
+                    .flat_map(|f| crate::refinement::stamped(&f.text, needle))
+                    .collect()
+            };
+            let first_key = stamped("SecretKey(id = ").into_iter().min();
+            let applied_after_history = stamped("Updating keys with")
+                .into_iter()
+                .any(|at| first_key.is_some_and(|first| first < at));
+            return !installed_with_keys && !applied_after_history;
+        }
         // The swap with no save after it, up to `upto` (the next start) or the end.
         let cut = |scm: &str, upto: Option<&str>| {
             crate::refinement::unfinished(
