@@ -51,11 +51,13 @@ enum Phase {
     Running,
 }
 
-fn seq(e: &crate::event::Event) -> Option<i64> {
+/// The sequence number a sync line shows (`seq`); the monitor reads it here too.
+pub(super) fn seq(e: &crate::event::Event) -> Option<i64> {
     e.field("seq").and_then(Value::as_i64)
 }
 
-fn task(e: &crate::event::Event) -> Option<&str> {
+/// The derived task a reprocess line names (`task`); the monitor reads it here too.
+pub(super) fn task(e: &crate::event::Event) -> Option<&str> {
     e.field("task").and_then(Value::as_str)
 }
 

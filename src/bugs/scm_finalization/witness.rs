@@ -79,7 +79,9 @@ impl Scm {
     }
 }
 
-fn datanode_of(e: &Event) -> Option<(String, Option<String>)> {
+/// The datanode a fence or finalize line names: its uuid and, where the line shows it, its host; the monitor
+/// names the fenced datanode with it too.
+pub(super) fn datanode_of(e: &Event) -> Option<(String, Option<String>)> {
     match e.field("datanode")? {
         Value::Datanode { uuid, host, .. } => Some((uuid.clone(), host.clone())),
         _ => None,
