@@ -238,7 +238,7 @@ mod tests {
             )
             .1;
             assert!(w.witnesses.is_empty());
-            for h in w.hidden {
+            for h in &w.hidden {
                 assert!(
                     bug.mirror.actions().contains(h),
                     "{}: hidden {h}",

@@ -65,7 +65,7 @@
 pub mod scm;
 
 use crate::model::{Model, Verdict};
-use crate::spec::{Constants, Mirror, Step};
+use crate::spec::{Action as _, Constants, Mirror, Step};
 use crate::tla::value::TlaValue;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -113,12 +113,15 @@ impl Rng {
 
 /// One behaviour of a mirror: the initial state and the steps taken.
 #[derive(Debug, Clone)]
-pub struct Behaviour<S> {
+pub struct Behaviour<S, A> {
     pub init: S,
-    pub steps: Vec<Step<S>>,
+    pub steps: Vec<Step<S, A>>,
 }
 
-impl<S> Behaviour<S> {
+/// The behaviour type of mirror `M`.
+pub type BehaviourOf<M> = Behaviour<<M as Mirror>::State, <M as Mirror>::Action>;
+
+impl<S, A: std::fmt::Display> Behaviour<S, A> {
     /// State `k` (0 = initial).
     pub fn state(&self, k: usize) -> &S {
         if k == 0 {
@@ -133,7 +136,7 @@ impl<S> Behaviour<S> {
     }
 }
 
-fn action_text<S>(s: &Step<S>) -> String {
+fn action_text<S, A: std::fmt::Display>(s: &Step<S, A>) -> String {
     if s.params.is_empty() {
         s.action.to_string()
     } else {
@@ -151,8 +154,8 @@ pub fn walk<M: Mirror>(
     mirror: &M,
     rng: &mut Rng,
     max_len: usize,
-    weight: fn(&str) -> u64,
-) -> Behaviour<M::State> {
+    weight: fn(M::Action) -> u64,
+) -> BehaviourOf<M> {
     let inits = mirror.init();
     let init = inits[rng.below(inits.len() as u64) as usize].clone();
     let mut b = Behaviour {
@@ -170,15 +173,15 @@ pub fn walk<M: Mirror>(
         }
         // Uniform over the enabled actions by name, then over their instances: per-node actions would
         // otherwise crowd out the few global ones that the bugs need.
-        let mut names: Vec<&'static str> = next.iter().map(|s| s.action).collect();
+        let mut names: Vec<M::Action> = next.iter().map(|s| s.action).collect();
         names.dedup();
-        names.sort_unstable();
+        names.sort_unstable_by_key(|a| a.name());
         names.dedup();
-        let total: u64 = names.iter().map(|n| weight(n).max(1)).sum();
+        let total: u64 = names.iter().map(|&n| weight(n).max(1)).sum();
         let mut pick = rng.below(total);
         let name = *names
             .iter()
-            .find(|n| {
+            .find(|&&n| {
                 let w = weight(n).max(1);
                 let hit = pick < w;
                 pick = pick.saturating_sub(w);
@@ -201,10 +204,7 @@ pub fn walk<M: Mirror>(
 
 /// The behaviour that follows these actions (as [`Behaviour::actions`] prints them) from the first initial
 /// state; for regression tests. An error names the first action that is not enabled.
-pub fn replay_actions<M: Mirror>(
-    mirror: &M,
-    actions: &[&str],
-) -> Result<Behaviour<M::State>, String> {
+pub fn replay_actions<M: Mirror>(mirror: &M, actions: &[&str]) -> Result<BehaviourOf<M>, String> {
     let mut b = Behaviour {
         init: mirror.init().remove(0),
         steps: Vec::new(),
@@ -751,18 +751,18 @@ pub trait Render<M: Mirror>: Sized {
     ) -> Self;
     /// How often the walk picks an action of this name, relative to others (default 4): lowering restarts
     /// and crashes lets walks reach the deeper bugs more often.
-    fn weight(_action: &str) -> u64 {
+    fn weight(_action: M::Action) -> u64 {
         4
     }
     /// Actions that print nothing by nature and on which no invariant's verdict depends (client-side steps,
     /// log purges, a stuttering entry): a behaviour whose other steps all printed lines is judged by the strict
     /// rule 4. Default: none.
-    fn silent_and_irrelevant(_action: &str) -> bool {
+    fn silent_and_irrelevant(_action: M::Action) -> bool {
         false
     }
     /// How many of a step's last lines Ozone prints after the step's effect is done (a crash may take any
     /// number of them, from the last, and leave the step done). Default: the last line only.
-    fn lines_after_effect(_action: &str) -> usize {
+    fn lines_after_effect(_action: M::Action) -> usize {
         1
     }
     /// Is `line` (the start of the first line `check` calls unattributed in one JVM's output) one the monitor
@@ -774,12 +774,12 @@ pub trait Render<M: Mirror>: Sized {
     /// same action, a renderer names the steps whose lines show another action too (a failed save that
     /// stops the SCM, OM writes that a sync's sequence numbers show). A crash is always read off the
     /// restart's banner, and anything off the initial lines. Default: the same action only.
-    fn shows(witnessed: &str, took: &str) -> bool {
+    fn shows(witnessed: M::Action, took: M::Action) -> bool {
         witnessed == took
     }
     /// Must the observer read `action` off every step of it that printed all its lines (in a file per node;
     /// one JVM's output leaves some lines with no node)? Default: every action.
-    fn observer_reads(_action: &str) -> bool {
+    fn observer_reads(_action: M::Action) -> bool {
         true
     }
     /// Is an `inconclusive` reason of `check` true of these rendered logs: does it name something these logs
@@ -795,13 +795,13 @@ pub trait Render<M: Mirror>: Sized {
     }
     /// Sees the whole behaviour before any step is printed (a key's expiry instant is printed when the key
     /// is made, and must fall just before the step that expires it).
-    fn plan(&mut self, _mirror: &M, _b: &Behaviour<M::State>) {}
+    fn plan(&mut self, _mirror: &M, _b: &BehaviourOf<M>) {}
     /// Prints the lines that witness `step` (nothing for a hidden action).
     fn step(
         &mut self,
         mirror: &M,
         before: &M::State,
-        step: &Step<M::State>,
+        step: &Step<M::State, M::Action>,
         rng: &mut Rng,
         logs: &mut Logs,
     );
@@ -811,7 +811,7 @@ pub trait Render<M: Mirror>: Sized {
 pub fn render<M: Mirror, R: Render<M>>(
     mirror: &M,
     constants: &Constants,
-    b: &Behaviour<M::State>,
+    b: &BehaviourOf<M>,
     rng: &mut Rng,
 ) -> Logs {
     let mut logs = Logs::default();
@@ -825,7 +825,9 @@ pub fn render<M: Mirror, R: Render<M>>(
         // behaviour of two the crash comes before the step's last line, at the end of the startup or the
         // install. The step is done; its last line is lost, and the step counts as unseen.
         let crashes_next = b.steps.get(k + 1).is_some_and(|n| {
-            n.action == "Crash" && !n.params.is_empty() && s.params.first() == n.params.first()
+            n.action.name() == "Crash"
+                && !n.params.is_empty()
+                && s.params.first() == n.params.first()
         });
         if crashes_next && rng.below(2) == 0 {
             let after = R::lines_after_effect(s.action).max(1);
@@ -1008,22 +1010,22 @@ pub struct Judged {
 }
 
 /// A renderer's own rules, as [`judge`] applies them (see [`Render`]).
-pub struct Rules<'a> {
-    pub silent_and_irrelevant: fn(&str) -> bool,
+pub struct Rules<'a, A> {
+    pub silent_and_irrelevant: fn(A) -> bool,
     pub reason_holds: &'a dyn Fn(&str, &Logs) -> bool,
     pub violation_holds: fn(&str, &Logs) -> bool,
-    pub shows: fn(&str, &str) -> bool,
-    pub observer_reads: &'a dyn Fn(&str) -> bool,
+    pub shows: fn(A, A) -> bool,
+    pub observer_reads: &'a dyn Fn(A) -> bool,
 }
 
 /// Applies the rules of the module docs.
 pub fn judge<M: Mirror>(
     mirror: &M,
-    b: &Behaviour<M::State>,
+    b: &BehaviourOf<M>,
     logs: &Logs,
     config: Config,
     said: CheckSaid,
-    rules: &Rules,
+    rules: &Rules<M::Action>,
 ) -> Judged {
     let Rules {
         silent_and_irrelevant,
@@ -1130,20 +1132,22 @@ pub fn judge<M: Mirror>(
         let s = &b.steps[k - 1];
         logs.witnessed(k)
             || silent_and_irrelevant(s.action)
-            || (s.action == "Crash"
+            || (s.action.name() == "Crash"
                 && b.steps[k..]
                     .iter()
-                    .any(|r| r.action == "Restart" && r.params == s.params))
+                    .any(|r| r.action.name() == "Restart" && r.params == s.params))
     };
     let all_witnessed = (1..=b.steps.len()).all(seen);
     // A hidden crash's violation shows at the restart that follows it.
     let shown_at = |k: usize| -> usize {
         let s = &b.steps[k - 1];
-        if logs.printed(k) || s.action != "Crash" {
+        if logs.printed(k) || s.action.name() != "Crash" {
             return k;
         }
         (k + 1..=b.steps.len())
-            .find(|&j| b.steps[j - 1].action == "Restart" && b.steps[j - 1].params == s.params)
+            .find(|&j| {
+                b.steps[j - 1].action.name() == "Restart" && b.steps[j - 1].params == s.params
+            })
             .unwrap_or(k)
     };
     // 5. No false excuse: every part of every reason `check` gives (for `inconclusive`, or beside a
@@ -1174,17 +1178,24 @@ pub fn judge<M: Mirror>(
             continue;
         }
         let took = b.steps[k - 1].action;
-        if took == *action || shows(action, took) {
+        let Some(read) = M::Action::from_name(action) else {
+            why.push(format!(
+                "the observer witnesses {action} at {at}, which is no action of {}",
+                M::MODULE
+            ));
+            continue;
+        };
+        if took == read || shows(read, took) {
             observed[k] = true;
-        } else if *action == "Crash" && took == "Restart" {
+        } else if read.name() == "Crash" && took.name() == "Restart" {
             // The banner of a restart with no shutdown before it: the crash that took the node down. Had a
             // stop taken it down, its lines (all printed: a down node cannot crash) show a stop, not a crash.
             let down = (1..k).rev().find(|&c| {
                 b.steps[c - 1].params == b.steps[k - 1].params
-                    && matches!(b.steps[c - 1].action, "Crash" | "Stop")
+                    && matches!(b.steps[c - 1].action.name(), "Crash" | "Stop")
             });
             match down {
-                Some(c) if b.steps[c - 1].action == "Crash" => observed[c] = true,
+                Some(c) if b.steps[c - 1].action.name() == "Crash" => observed[c] = true,
                 Some(c) => why.push(format!(
                     "the observer witnesses a crash at {at}, the restart of step {k}, but step {c} stopped that node"
                 )),
@@ -1296,7 +1307,7 @@ pub fn one<M: Mirror, R: Render<M>>(
     max_len: usize,
     seed: u64,
     layout: Layout,
-) -> (Behaviour<M::State>, Judged) {
+) -> (BehaviourOf<M>, Judged) {
     let mut rng = Rng::new(seed);
     let b = walk(mirror, &mut rng, max_len, R::weight);
     let j = run_behaviour::<M, R>(mirror, constants, config, &b, &mut rng, seed, layout);
@@ -1308,7 +1319,7 @@ pub fn run_behaviour<M: Mirror, R: Render<M>>(
     mirror: &M,
     constants: &Constants,
     config: Config,
-    b: &Behaviour<M::State>,
+    b: &BehaviourOf<M>,
     rng: &mut Rng,
     tag: u64,
     layout: Layout,
@@ -1347,7 +1358,7 @@ pub fn run_behaviour<M: Mirror, R: Render<M>>(
 /// rightly called unattributed; in a file per node, never.
 fn judge_rendered<M: Mirror, R: Render<M>>(
     mirror: &M,
-    b: &Behaviour<M::State>,
+    b: &BehaviourOf<M>,
     logs: &Logs,
     config: Config,
     layout: Layout,
@@ -1500,7 +1511,7 @@ fn seeded<M: Mirror, R: Render<M>>(
     config: Config,
     seed: u64,
     max_len: usize,
-) -> Result<(M, Behaviour<M::State>, Logs), String> {
+) -> Result<(M, BehaviourOf<M>, Logs), String> {
     let c = constants::<M>(config)?;
     let mirror = M::new(&c)?;
     let mut rng = Rng::new(seed);

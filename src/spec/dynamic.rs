@@ -90,7 +90,7 @@ impl<M: Mirror> SpecMirror for Mirrored<M> {
         M::VARIABLES
     }
     fn actions(&self) -> &'static [&'static str] {
-        M::ACTIONS
+        <M::Action as super::Action>::NAMES
     }
     fn invariants(&self) -> &'static [&'static str] {
         M::INVARIANTS
@@ -170,7 +170,7 @@ pub fn random_walk<M: Mirror>(mirror: &M, choices: &[usize]) -> Behaviour<M::Sta
         }
         let step = next[c % next.len()].clone();
         steps.push(BehaviourStep {
-            action: step.action,
+            action: super::Action::name(step.action),
             params: step.params,
             event: None,
         });

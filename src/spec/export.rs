@@ -8,7 +8,7 @@
 //! finding: the logs show a step the spec does not allow there.
 
 use super::replay::action_text;
-use super::{Constants, Mirror};
+use super::{Action, Constants, Mirror};
 use crate::tla::trace::{
     ActionLabel, Trace, TraceFormat, TraceState, TraceViolation, ViolationKind,
 };
@@ -19,11 +19,26 @@ use std::collections::VecDeque;
 use std::fmt::Write as _;
 
 /// A spec action the logs show: the timeline event that witnesses it, the action and its parameters.
+///
+/// A witness table emits its mirror's typed actions (`Witness<mirror::Action>`); what crosses the object-safe
+/// boundary (`dyn Model`, `dyn SpecMirror`) is the action's name ([`Witness::named`]), which the export
+/// resolves to the mirror's action again ([`Action::from_name`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Witness {
+pub struct Witness<A = &'static str> {
     pub event: usize,
-    pub action: &'static str,
+    pub action: A,
     pub params: Vec<TlaValue>,
+}
+
+impl<A: Action> Witness<A> {
+    /// The witness with its action by name ([`Action::name`]).
+    pub fn named(self) -> Witness {
+        Witness {
+            event: self.event,
+            action: self.action.name(),
+            params: self.params,
+        }
+    }
 }
 
 /// What a model reads off a timeline for export.
@@ -32,8 +47,9 @@ pub struct Witnessed {
     pub witnesses: Vec<Witness>,
     /// Every constant but the patch flag, sized to what the logs show (nodes named after the logs' nodes).
     pub constants: Constants,
-    /// Actions no log line witnesses, which the export may insert between witnessed steps.
-    pub hidden: &'static [&'static str],
+    /// Actions no log line witnesses, which the export may insert between witnessed steps (their names,
+    /// [`Action::name`]).
+    pub hidden: Vec<&'static str>,
     /// How log names became model values, and anything else a reader of the export should know.
     pub notes: Vec<String>,
 }
@@ -107,26 +123,26 @@ fn enable<M: Mirror>(
     mirror: &M,
     from: &M::State,
     goal: &Witness,
-    hidden: Option<&[&'static str]>,
+    hidden: Option<&[M::Action]>,
 ) -> Result<Vec<(BehaviourStep, M::State)>, usize> {
+    let action = M::Action::from_name(goal.action);
     // Narrow first: a wide action (`OmRestore(n)`, one successor per sequence number below Recon's cursor)
     // would make every search, even for a step enabled where the behaviour is, visit states in proportion
     // to the log's numbers, and the export grow quadratically with the log. The witnesses name each
     // instance the logs show, so only where the search without the others fails is it run over `next`.
-    if mirror
-        .next_toward(from, goal.action, &goal.params)
-        .is_some()
-    {
-        let narrow = |s: &M::State| {
-            mirror
-                .next_toward(s, goal.action, &goal.params)
-                .unwrap_or_else(|| mirror.next(s))
-        };
-        if let Ok(path) = search(mirror, from, goal, hidden, narrow) {
-            return Ok(path);
+    if let Some(action) = action {
+        if mirror.next_toward(from, action, &goal.params).is_some() {
+            let narrow = |s: &M::State| {
+                mirror
+                    .next_toward(s, action, &goal.params)
+                    .unwrap_or_else(|| mirror.next(s))
+            };
+            if let Ok(path) = search(mirror, from, goal, Some(action), hidden, narrow) {
+                return Ok(path);
+            }
         }
     }
-    search(mirror, from, goal, hidden, |s| mirror.next(s))
+    search(mirror, from, goal, action, hidden, |s| mirror.next(s))
 }
 
 /// [`enable`]'s breadth-first search, over the successors `next` gives.
@@ -134,21 +150,22 @@ fn search<M: Mirror>(
     mirror: &M,
     from: &M::State,
     goal: &Witness,
-    hidden: Option<&[&'static str]>,
-    next: impl Fn(&M::State) -> Vec<super::Step<M::State>>,
+    goal_action: Option<M::Action>,
+    hidden: Option<&[M::Action]>,
+    next: impl Fn(&M::State) -> Vec<super::Step<M::State, M::Action>>,
 ) -> Result<Vec<(BehaviourStep, M::State)>, usize> {
-    let may_infer = |a: &str| hidden.is_none_or(|h| h.contains(&a));
+    let may_infer = |a: M::Action| hidden.is_none_or(|h| h.contains(&a));
     // Breadth-first over states; parents remember how each was reached.
-    type Parents<S> = FxHashMap<S, Option<(S, &'static str, Vec<TlaValue>)>>;
-    let mut parent: Parents<M::State> = FxHashMap::default();
+    type Parents<S, A> = FxHashMap<S, Option<(S, A, Vec<TlaValue>)>>;
+    let mut parent: Parents<M::State, M::Action> = FxHashMap::default();
     parent.insert(from.clone(), None);
     let mut queue = VecDeque::from([from.clone()]);
     while let Some(state) = queue.pop_front() {
         for step in next(&state) {
-            if step.action == goal.action && step.params == goal.params {
+            if Some(step.action) == goal_action && step.params == goal.params {
                 let mut path = vec![(
                     BehaviourStep {
-                        action: step.action,
+                        action: step.action.name(),
                         params: step.params,
                         event: Some(goal.event),
                     },
@@ -158,7 +175,7 @@ fn search<M: Mirror>(
                 while let Some(Some((prev, action, params))) = parent.get(&at).cloned() {
                     path.push((
                         BehaviourStep {
-                            action,
+                            action: action.name(),
                             params,
                             event: None,
                         },
@@ -187,6 +204,16 @@ fn search<M: Mirror>(
     Err(parent.len())
 }
 
+/// The names of these actions, as [`Witnessed::hidden`] holds them.
+pub fn action_names<A: Action>(actions: &[A]) -> Vec<&'static str> {
+    actions.iter().map(|a| a.name()).collect()
+}
+
+/// The mirror's actions these names name (names of no action are left out: no step takes them).
+fn typed<A: Action>(names: &[&str]) -> Vec<A> {
+    names.iter().filter_map(|n| A::from_name(n)).collect()
+}
+
 /// Would this step break an invariant that holds before it? Inferred steps never may: only a step a log
 /// line witnesses can show a violation, so the export never guesses one.
 fn introduces_violation<M: Mirror>(mirror: &M, before: &M::State, after: &M::State) -> bool {
@@ -213,12 +240,13 @@ fn build_looking_back<M: Mirror>(
         .next()
         .expect("every shipped spec has an initial state");
     let ws = &witnessed.witnesses;
+    let all_hidden = typed::<M::Action>(&witnessed.hidden);
     let mut behaviour = Behaviour::starting_at(mirror, init);
     // after[i]: how many states the behaviour has once witness i is its last step.
     let mut after: Vec<usize> = Vec::with_capacity(ws.len());
     for (i, w) in ws.iter().enumerate() {
         let current = behaviour.states.last().expect("at least the initial state");
-        let hidden = (i > 0).then_some(witnessed.hidden);
+        let hidden = (i > 0).then_some(&all_hidden[..]);
         let path = match enable(mirror, current, w, hidden) {
             Ok(path) => path,
             Err(searched) => {
@@ -237,9 +265,7 @@ fn build_looking_back<M: Mirror>(
                     let keep = if start == 0 { 1 } else { after[start - 1] };
                     let from = &behaviour.states[keep - 1];
                     let window = &ws[start..=i];
-                    if let Some(path) =
-                        joint_path(mirror, from, window, witnessed.hidden, start == 0)
-                    {
+                    if let Some(path) = joint_path(mirror, from, window, &all_hidden, start == 0) {
                         // The window's witnesses are placed again, from the state before them.
                         behaviour.truncate(keep);
                         after.truncate(start);
@@ -271,7 +297,8 @@ fn build_looking_back<M: Mirror>(
 /// it only `hidden` ones. `None` when no such behaviour is found within [`SEARCH_LIMIT`] search nodes.
 pub fn build_joint<M: Mirror>(mirror: &M, witnessed: &Witnessed) -> Option<Behaviour<M::State>> {
     let init = mirror.init().into_iter().next()?;
-    let path = joint_path(mirror, &init, &witnessed.witnesses, witnessed.hidden, true)?;
+    let hidden = typed::<M::Action>(&witnessed.hidden);
+    let path = joint_path(mirror, &init, &witnessed.witnesses, &hidden, true)?;
     let mut behaviour = Behaviour::starting_at(mirror, init);
     for (step, state) in path {
         behaviour.push(mirror, step, state);
@@ -286,9 +313,11 @@ fn joint_path<M: Mirror>(
     mirror: &M,
     from: &M::State,
     ws: &[Witness],
-    hidden: &[&'static str],
+    hidden: &[M::Action],
     free_start: bool,
 ) -> Option<Vec<(BehaviourStep, M::State)>> {
+    let ws_actions: Vec<Option<M::Action>> =
+        ws.iter().map(|w| M::Action::from_name(w.action)).collect();
     type Node<S> = (S, usize);
     let start: Node<M::State> = (from.clone(), 0);
     type Parents<S> = FxHashMap<Node<S>, Option<(Node<S>, BehaviourStep)>>;
@@ -304,7 +333,7 @@ fn joint_path<M: Mirror>(
         let w = &ws[j];
         for step in mirror.next(&state) {
             let mut succ = Vec::with_capacity(2);
-            if step.action == w.action && step.params == w.params {
+            if Some(step.action) == ws_actions[j] && step.params == w.params {
                 succ.push(((step.next.clone(), j + 1), Some(w.event)));
             }
             if ((j == 0 && free_start) || hidden.contains(&step.action))
@@ -321,7 +350,7 @@ fn joint_path<M: Mirror>(
                 }
                 let from = (state.clone(), j);
                 let label = BehaviourStep {
-                    action: step.action,
+                    action: step.action.name(),
                     params: step.params.clone(),
                     event,
                 };
@@ -708,7 +737,7 @@ mod tests {
         Witnessed {
             witnesses: ws,
             constants,
-            hidden: crate::bugs::dn_finalize_block::witness::HIDDEN,
+            hidden: action_names(crate::bugs::dn_finalize_block::witness::HIDDEN),
             notes: Vec::new(),
         }
     }
@@ -764,8 +793,8 @@ mod tests {
 
         fn count(
             &self,
-            steps: Vec<super::super::Step<M::State>>,
-        ) -> Vec<super::super::Step<M::State>> {
+            steps: Vec<super::super::Step<M::State, M::Action>>,
+        ) -> Vec<super::super::Step<M::State, M::Action>> {
             self.generated
                 .fetch_add(steps.len(), std::sync::atomic::Ordering::Relaxed);
             steps
@@ -774,10 +803,10 @@ mod tests {
 
     impl<M: Mirror> Mirror for Counting<M> {
         type State = M::State;
+        type Action = M::Action;
         const MODEL: &'static str = M::MODEL;
         const MODULE: &'static str = M::MODULE;
         const VARIABLES: &'static [&'static str] = M::VARIABLES;
-        const ACTIONS: &'static [&'static str] = M::ACTIONS;
         const INVARIANTS: &'static [&'static str] = M::INVARIANTS;
         const PATCH_CONSTANT: &'static str = M::PATCH_CONSTANT;
         const SPEC: super::super::ShippedSpec = M::SPEC;
@@ -792,15 +821,15 @@ mod tests {
         fn init(&self) -> Vec<Self::State> {
             self.inner.init()
         }
-        fn next(&self, state: &Self::State) -> Vec<super::super::Step<Self::State>> {
+        fn next(&self, state: &Self::State) -> Vec<super::super::Step<Self::State, Self::Action>> {
             self.count(self.inner.next(state))
         }
         fn next_toward(
             &self,
             state: &Self::State,
-            action: &str,
+            action: Self::Action,
             params: &[TlaValue],
-        ) -> Option<Vec<super::super::Step<Self::State>>> {
+        ) -> Option<Vec<super::super::Step<Self::State, Self::Action>>> {
             let steps = self
                 .inner
                 .next_toward(state, action, params)
@@ -860,7 +889,7 @@ mod tests {
         Witnessed {
             witnesses: ws,
             constants,
-            hidden: HIDDEN,
+            hidden: HIDDEN.iter().map(|a| a.name()).collect(),
             notes: Vec::new(),
         }
     }
@@ -875,7 +904,8 @@ mod tests {
         let mut most = 0;
         for (i, goal) in w.witnesses.iter().enumerate() {
             let before = m.generated();
-            let path = match enable(&m, &state, goal, (i > 0).then_some(w.hidden)) {
+            let hidden = typed::<<ReconOmSync as Mirror>::Action>(&w.hidden);
+            let path = match enable(&m, &state, goal, (i > 0).then_some(&hidden[..])) {
                 Ok(path) => path,
                 Err(searched) => panic!(
                     "witness {i} ({}) not enabled after {searched} states searched",

@@ -20,16 +20,87 @@ pub use crate::tla::cfg::Constants;
 /// One successor of a state: the action that leads there, its parameters in the order the spec declares
 /// them (`BecomeLeader(s)` has `[s]`), and the new state.
 #[derive(Debug, Clone)]
-pub struct Step<S> {
-    pub action: &'static str,
+pub struct Step<S, A> {
+    pub action: A,
     pub params: Vec<TlaValue>,
     pub next: S,
+}
+
+/// A spec's actions, typed (as stateright's `Model::Action`): one enum per mirror, one variant per action
+/// `Next` is the disjunction of, named as the module names it, so an action's name is spelled once, in the
+/// mirror's [`spec_actions!`](crate::spec_actions). The witness emits these, the refinement renderers match
+/// on them (exhaustively: a new action fails to compile where it is not handled); the text form is for what
+/// comes in as text (TLC and ITF traces) and what goes out as text (exports, reports).
+pub trait Action:
+    Copy + Eq + std::hash::Hash + std::fmt::Debug + std::fmt::Display + Send + Sync + 'static
+{
+    /// Every action, in the order of the module's `Next`.
+    const ALL: &'static [Self];
+    /// Their names, in the same order.
+    const NAMES: &'static [&'static str];
+    /// The action's name in the module, e.g. `BecomeLeader`.
+    fn name(self) -> &'static str;
+    /// The action the module names `name`.
+    fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|a| a.name() == name)
+    }
+}
+
+/// `enum $name` with one variant per spec action (each variant's name is the action's TLA+ name), and its
+/// [`Action`], `Display` (the name) and `FromStr` (from the name).
+#[macro_export]
+macro_rules! spec_actions {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident { $($(#[$vmeta:meta])* $variant:ident),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        $vis enum $name {
+            $($(#[$vmeta])* $variant),+
+        }
+
+        #[allow(dead_code)]
+        impl $name {
+            /// Every action, in the order of the module's `Next`.
+            pub const ALL: &'static [Self] = &[$($name::$variant),+];
+            /// Their names, in the same order.
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($variant)),+];
+            /// The action's name in the module.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => stringify!($variant)),+
+                }
+            }
+        }
+
+        impl $crate::spec::Action for $name {
+            const ALL: &'static [Self] = $name::ALL;
+            const NAMES: &'static [&'static str] = $name::NAMES;
+            fn name(self) -> &'static str {
+                $name::name(self)
+            }
+        }
+
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str($crate::spec::Action::name(*self))
+            }
+        }
+
+        impl ::std::str::FromStr for $name {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                <Self as $crate::spec::Action>::from_name(s)
+                    .ok_or_else(|| format!("`{s}` is not an action of this module"))
+            }
+        }
+    };
 }
 
 /// A TLA+ spec, mirrored in Rust.
 pub trait Mirror: Sized + Sync {
     /// The spec's state: every variable of the module's `vars` tuple.
     type State: Clone + Eq + std::hash::Hash + std::fmt::Debug + Send + Sync;
+    /// The actions `Next` is the disjunction of, as the module names them ([`spec_actions!`](crate::spec_actions)).
+    type Action: Action;
 
     /// The model's name as `--model` takes it, e.g. `scm-secret-keys`.
     const MODEL: &'static str;
@@ -37,8 +108,6 @@ pub trait Mirror: Sized + Sync {
     const MODULE: &'static str;
     /// The variables in the order of the module's `vars` tuple.
     const VARIABLES: &'static [&'static str];
-    /// The actions `Next` is the disjunction of, as the module names them.
-    const ACTIONS: &'static [&'static str];
     /// The invariants the shipped configs check, `TypeOK` first.
     const INVARIANTS: &'static [&'static str];
     /// The boolean constant that models the seed's patch (`FALSE` in the bug config, `TRUE` in the fixed one).
@@ -51,7 +120,7 @@ pub trait Mirror: Sized + Sync {
     /// Every initial state `Init` allows.
     fn init(&self) -> Vec<Self::State>;
     /// Every successor `Next` allows, one per action instance (actions that are not enabled give none).
-    fn next(&self, state: &Self::State) -> Vec<Step<Self::State>>;
+    fn next(&self, state: &Self::State) -> Vec<Step<Self::State, Self::Action>>;
     /// The successors the export's search for the step `action(params)` tries first: those of `next`, in
     /// its order, without the instances of a *wide* action (one instance per value of a range that grows
     /// with the log, like `OmRestore(n)` for every sequence number below Recon's cursor) other than
@@ -61,9 +130,9 @@ pub trait Mirror: Sized + Sync {
     fn next_toward(
         &self,
         _state: &Self::State,
-        _action: &str,
+        _action: Self::Action,
         _params: &[TlaValue],
-    ) -> Option<Vec<Step<Self::State>>> {
+    ) -> Option<Vec<Step<Self::State, Self::Action>>> {
         None
     }
     /// Does the invariant (one of [`Mirror::INVARIANTS`]) hold in this state?

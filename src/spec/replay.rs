@@ -17,7 +17,7 @@
 // A divergence is returned once per replay, not on a hot path: its size does not matter.
 #![allow(clippy::result_large_err)]
 
-use super::{Constants, Mirror};
+use super::{Action, Constants, Mirror};
 use crate::tla::trace::{Trace, TraceFormat, ViolationKind};
 use crate::tla::value::TlaValue;
 use miette::SourceSpan;
@@ -198,7 +198,7 @@ fn same_label(label: &str, instance: &str) -> bool {
 }
 
 /// `Action(p1, p2)` as TLA+ writes an action instance.
-pub fn action_text(action: &str, params: &[TlaValue]) -> String {
+pub fn action_text(action: impl std::fmt::Display, params: &[TlaValue]) -> String {
     if params.is_empty() {
         action.to_string()
     } else {
@@ -269,14 +269,14 @@ fn walk<M: Mirror>(mirror: &M, trace: &Trace) -> Result<Agreement, Divergence> {
         let named = label.map(|l| l.split('(').next().unwrap_or(l).trim());
         let with_args = label.filter(|l| l.contains('('));
         if let Some(name) = named {
-            if !M::ACTIONS.contains(&name) {
+            if M::Action::from_name(name).is_none() {
                 return Err(Divergence {
                     state: index,
                     number: state.number,
                     what: format!(
                         "the trace's action `{name}` is not an action of module {} (its actions: {})",
                         M::MODULE,
-                        M::ACTIONS.join(", ")
+                        M::Action::NAMES.join(", ")
                     ),
                     variable: None,
                     span: state.span,
@@ -286,7 +286,7 @@ fn walk<M: Mirror>(mirror: &M, trace: &Trace) -> Result<Agreement, Divergence> {
         let steps = mirror.next(&current);
         let candidates: Vec<_> = steps
             .iter()
-            .filter(|s| named.is_none_or(|n| s.action == n))
+            .filter(|s| named.is_none_or(|n| s.action.name() == n))
             .filter(|s| with_args.is_none_or(|l| same_label(l, &action_text(s.action, &s.params))))
             .collect();
         // A state equal to the last is a stuttering step, which every TLA+ spec allows.
@@ -343,7 +343,7 @@ fn no_step_divergence<M: Mirror>(
     trace: &Trace,
     index: usize,
     named: Option<&str>,
-    candidates: &[&super::Step<M::State>],
+    candidates: &[&super::Step<M::State, M::Action>],
     want: &[TlaValue],
 ) -> Divergence {
     let state = &trace.states[index];

@@ -16,7 +16,7 @@
 //! and finalizes two other blocks (the same container with another local id, another container with the same
 //! local id), so a monitor that confused blocks would report the behaviour's later PutBlocks.
 
-use super::mirror::{DnFinalizeBlock, State};
+use super::mirror::{Action, DnFinalizeBlock, State};
 use crate::refinement::{host_of, shutdown_banner, startup_banner, Logs, Render, Rng};
 use crate::spec::{Constants, Step};
 
@@ -48,7 +48,7 @@ pub struct Renderer {
 }
 
 impl Renderer {
-    fn dn(&self, step: &Step<State>) -> usize {
+    fn dn(&self, step: &Step<State, Action>) -> usize {
         let v = step.params[0].to_string();
         self.dns
             .iter()
@@ -206,21 +206,24 @@ impl Render<DnFinalizeBlock> for Renderer {
     }
     /// The observer exports one block, the first a datanode finalizes: the other blocks printed at the start
     /// come first, so of the behaviour's own block it reads nothing; the lifecycle it reads in full.
-    fn observer_reads(action: &str) -> bool {
-        matches!(action, "Stop" | "Restart")
+    fn observer_reads(action: Action) -> bool {
+        matches!(action, Action::Stop | Action::Restart)
     }
     /// A streamed PutBlock's rejection and commit print the lines of a plain one.
-    fn shows(witnessed: &str, took: &str) -> bool {
+    fn shows(witnessed: Action, took: Action) -> bool {
         witnessed == took
-            || (witnessed == "RejectPutBlock" && took == "RejectStreamPutBlock")
-            || (witnessed == "ApplyPutBlock" && took == "StreamPutBlock")
+            || (witnessed == Action::RejectPutBlock && took == Action::RejectStreamPutBlock)
+            || (witnessed == Action::ApplyPutBlock && took == Action::StreamPutBlock)
     }
     /// Client-side steps (the writer's PutBlock before a datanode applies it, the FinalizeBlock request before
     /// the leader applies it) print nothing on a datanode and change no datanode's state the invariant reads.
-    fn silent_and_irrelevant(action: &str) -> bool {
+    fn silent_and_irrelevant(action: Action) -> bool {
         matches!(
             action,
-            "StartPutBlock" | "AppendPutBlock" | "FinalizeBlock" | "StreamWrite"
+            Action::StartPutBlock
+                | Action::AppendPutBlock
+                | Action::FinalizeBlock
+                | Action::StreamWrite
         )
     }
     fn monitor() -> Box<dyn crate::model::Model> {
@@ -289,13 +292,13 @@ impl Render<DnFinalizeBlock> for Renderer {
         &mut self,
         _m: &DnFinalizeBlock,
         before: &State,
-        step: &Step<State>,
+        step: &Step<State, Action>,
         _rng: &mut Rng,
         logs: &mut Logs,
     ) {
         let after = &step.next;
         match step.action {
-            "ApplyFinalizeBlock" => {
+            Action::ApplyFinalizeBlock => {
                 let d = self.dn(step);
                 let t = self.op_thread(d);
                 let f = self.dns[d].file;
@@ -314,7 +317,7 @@ impl Render<DnFinalizeBlock> for Renderer {
                     &format!("Block has been finalized {} ", self.block(0)),
                 );
             }
-            "ApplyPutBlock" | "StreamPutBlock" => {
+            Action::ApplyPutBlock | Action::StreamPutBlock => {
                 let d = self.dn(step);
                 let bcs = self.index_base + u64::from(after.applied[d]);
                 let t = self.op_thread(d);
@@ -330,7 +333,7 @@ impl Render<DnFinalizeBlock> for Renderer {
                     ),
                 );
             }
-            "RejectPutBlock" | "RejectStreamPutBlock" => {
+            Action::RejectPutBlock | Action::RejectStreamPutBlock => {
                 let d = self.dn(step);
                 let t = self.op_thread(d);
                 logs.record(
@@ -341,7 +344,7 @@ impl Render<DnFinalizeBlock> for Renderer {
                     "Operation: PutBlock , Trace ID:  , Message: Block already finalized , Result: BLOCK_ALREADY_FINALIZED , StorageContainerException Occurred.",
                 );
             }
-            "Stop" => {
+            Action::Stop => {
                 let d = self.dn(step);
                 let n = &self.dns[d];
                 logs.record(
@@ -373,13 +376,18 @@ impl Render<DnFinalizeBlock> for Renderer {
                     &shutdown_banner("HddsDatanodeService", &n.host, &n.ip),
                 );
             }
-            "Restart" => {
+            Action::Restart => {
                 let d = self.dn(step);
                 let applied = u64::from(before.applied[d]);
                 self.start_lines(d, logs, (applied > 0).then_some(self.index_base + applied));
             }
             // Hidden: StartPutBlock, AppendPutBlock, FinalizeBlock, StreamWrite, Crash.
-            _ => {}
+            // Hidden: these print nothing.
+            Action::StartPutBlock
+            | Action::AppendPutBlock
+            | Action::FinalizeBlock
+            | Action::StreamWrite
+            | Action::Crash => {}
         }
     }
 }

@@ -8,6 +8,24 @@
 use crate::spec::{constants, Constants, Mirror, ShippedSpec, Step};
 use crate::tla::value::TlaValue;
 
+crate::spec_actions! {
+    /// The actions `Next` is the disjunction of, in its order, as the module names them.
+    pub enum Action {
+        StartPutBlock,
+        AppendPutBlock,
+        FinalizeBlock,
+        StreamWrite,
+        ApplyFinalizeBlock,
+        ApplyPutBlock,
+        RejectPutBlock,
+        StreamPutBlock,
+        RejectStreamPutBlock,
+        Crash,
+        Stop,
+        Restart,
+    }
+}
+
 /// An entry's `op`: `"PutBlock"` or `"FinalizeBlock"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Op {
@@ -107,7 +125,12 @@ impl DnFinalizeBlock {
         s.log.get(s.applied[d] as usize).copied()
     }
 
-    fn push(out: &mut Vec<Step<State>>, action: &'static str, params: Vec<TlaValue>, next: State) {
+    fn push(
+        out: &mut Vec<Step<State, Action>>,
+        action: Action,
+        params: Vec<TlaValue>,
+        next: State,
+    ) {
         out.push(Step {
             action,
             params,
@@ -116,7 +139,7 @@ impl DnFinalizeBlock {
     }
 
     // StartPutBlock, line 97.
-    fn start_put_block(&self, s: &State, out: &mut Vec<Step<State>>) {
+    fn start_put_block(&self, s: &State, out: &mut Vec<Step<State, Action>>) {
         if bit(s.up, self.leader)
             && s.pending == 0
             && s.writer_len < self.max_len
@@ -125,12 +148,12 @@ impl DnFinalizeBlock {
             let mut n = s.clone();
             n.pending = s.writer_len + 1;
             n.writer_len = s.writer_len + 1;
-            Self::push(out, "StartPutBlock", vec![], n);
+            Self::push(out, Action::StartPutBlock, vec![], n);
         }
     }
 
     // AppendPutBlock, line 110.
-    fn append_put_block(&self, s: &State, out: &mut Vec<Step<State>>) {
+    fn append_put_block(&self, s: &State, out: &mut Vec<Step<State, Action>>) {
         if bit(s.up, self.leader) && s.pending > 0 && s.log.len() < self.max_log_len() {
             let mut n = s.clone();
             n.log.push(Entry {
@@ -138,12 +161,12 @@ impl DnFinalizeBlock {
                 len: s.pending,
             });
             n.pending = 0;
-            Self::push(out, "AppendPutBlock", vec![], n);
+            Self::push(out, Action::AppendPutBlock, vec![], n);
         }
     }
 
     // FinalizeBlock, line 125.
-    fn finalize_block(&self, s: &State, out: &mut Vec<Step<State>>) {
+    fn finalize_block(&self, s: &State, out: &mut Vec<Step<State, Action>>) {
         if bit(s.up, self.leader)
             && !Self::has_finalize_entry(s)
             && s.log.len() < self.max_log_len()
@@ -158,21 +181,21 @@ impl DnFinalizeBlock {
             } else {
                 true
             };
-            Self::push(out, "FinalizeBlock", vec![], n);
+            Self::push(out, Action::FinalizeBlock, vec![], n);
         }
     }
 
     // StreamWrite, line 137.
-    fn stream_write(&self, s: &State, out: &mut Vec<Step<State>>) {
+    fn stream_write(&self, s: &State, out: &mut Vec<Step<State, Action>>) {
         if self.data_stream_enabled && s.writer_len < self.max_len {
             let mut n = s.clone();
             n.writer_len = s.writer_len + 1;
-            Self::push(out, "StreamWrite", vec![], n);
+            Self::push(out, Action::StreamWrite, vec![], n);
         }
     }
 
     // ApplyFinalizeBlock(d), line 151.
-    fn apply_finalize_block(&self, s: &State, d: usize, out: &mut Vec<Step<State>>) {
+    fn apply_finalize_block(&self, s: &State, d: usize, out: &mut Vec<Step<State, Action>>) {
         if !bit(s.up, d) || (s.applied[d] as usize) >= s.log.len() {
             return;
         }
@@ -188,11 +211,11 @@ impl DnFinalizeBlock {
         } else {
             s.tx_finalized
         };
-        Self::push(out, "ApplyFinalizeBlock", vec![self.node(d)], n);
+        Self::push(out, Action::ApplyFinalizeBlock, vec![self.node(d)], n);
     }
 
     // ApplyPutBlock(d), line 168.
-    fn apply_put_block(&self, s: &State, d: usize, out: &mut Vec<Step<State>>) {
+    fn apply_put_block(&self, s: &State, d: usize, out: &mut Vec<Step<State, Action>>) {
         if !bit(s.up, d) || (s.applied[d] as usize) >= s.log.len() {
             return;
         }
@@ -205,11 +228,11 @@ impl DnFinalizeBlock {
         let mut n = s.clone();
         n.applied[d] = s.applied[d] + 1;
         n.committed_len[d] = entry.len;
-        Self::push(out, "ApplyPutBlock", vec![self.node(d)], n);
+        Self::push(out, Action::ApplyPutBlock, vec![self.node(d)], n);
     }
 
     // RejectPutBlock(d), line 183.
-    fn reject_put_block(&self, s: &State, d: usize, out: &mut Vec<Step<State>>) {
+    fn reject_put_block(&self, s: &State, d: usize, out: &mut Vec<Step<State, Action>>) {
         if !bit(s.up, d) || (s.applied[d] as usize) >= s.log.len() {
             return;
         }
@@ -221,11 +244,11 @@ impl DnFinalizeBlock {
         }
         let mut n = s.clone();
         n.applied[d] = s.applied[d] + 1;
-        Self::push(out, "RejectPutBlock", vec![self.node(d)], n);
+        Self::push(out, Action::RejectPutBlock, vec![self.node(d)], n);
     }
 
     // StreamPutBlock(d), line 197.
-    fn stream_put_block(&self, s: &State, d: usize, out: &mut Vec<Step<State>>) {
+    fn stream_put_block(&self, s: &State, d: usize, out: &mut Vec<Step<State, Action>>) {
         if self.data_stream_enabled
             && bit(s.up, d)
             && s.committed_len[d] < s.writer_len
@@ -233,18 +256,23 @@ impl DnFinalizeBlock {
         {
             let mut n = s.clone();
             n.committed_len[d] = s.writer_len;
-            Self::push(out, "StreamPutBlock", vec![self.node(d)], n);
+            Self::push(out, Action::StreamPutBlock, vec![self.node(d)], n);
         }
     }
 
     // RejectStreamPutBlock(d), line 210.
-    fn reject_stream_put_block(&self, s: &State, d: usize, out: &mut Vec<Step<State>>) {
+    fn reject_stream_put_block(&self, s: &State, d: usize, out: &mut Vec<Step<State, Action>>) {
         if self.data_stream_enabled
             && bit(s.up, d)
             && s.committed_len[d] < s.writer_len
             && self.rejects_at_apply(s, d)
         {
-            Self::push(out, "RejectStreamPutBlock", vec![self.node(d)], s.clone());
+            Self::push(
+                out,
+                Action::RejectStreamPutBlock,
+                vec![self.node(d)],
+                s.clone(),
+            );
         }
     }
 
@@ -262,25 +290,25 @@ impl DnFinalizeBlock {
     }
 
     // Crash(d), line 220.
-    fn crash(&self, s: &State, d: usize, out: &mut Vec<Step<State>>) {
+    fn crash(&self, s: &State, d: usize, out: &mut Vec<Step<State, Action>>) {
         if let Some(n) = self.go_down(s, d) {
-            Self::push(out, "Crash", vec![self.node(d)], n);
+            Self::push(out, Action::Crash, vec![self.node(d)], n);
         }
     }
 
     // Stop(d), line 231.
-    fn stop(&self, s: &State, d: usize, out: &mut Vec<Step<State>>) {
+    fn stop(&self, s: &State, d: usize, out: &mut Vec<Step<State, Action>>) {
         if let Some(n) = self.go_down(s, d) {
-            Self::push(out, "Stop", vec![self.node(d)], n);
+            Self::push(out, Action::Stop, vec![self.node(d)], n);
         }
     }
 
     // Restart(d), line 242.
-    fn restart(&self, s: &State, d: usize, out: &mut Vec<Step<State>>) {
+    fn restart(&self, s: &State, d: usize, out: &mut Vec<Step<State, Action>>) {
         if !bit(s.up, d) {
             let mut n = s.clone();
             n.up |= 1 << d;
-            Self::push(out, "Restart", vec![self.node(d)], n);
+            Self::push(out, Action::Restart, vec![self.node(d)], n);
         }
     }
 
@@ -416,20 +444,7 @@ impl Mirror for DnFinalizeBlock {
         "pending",
         "writerLen",
     ];
-    const ACTIONS: &'static [&'static str] = &[
-        "StartPutBlock",
-        "AppendPutBlock",
-        "FinalizeBlock",
-        "StreamWrite",
-        "ApplyFinalizeBlock",
-        "ApplyPutBlock",
-        "RejectPutBlock",
-        "StreamPutBlock",
-        "RejectStreamPutBlock",
-        "Crash",
-        "Stop",
-        "Restart",
-    ];
+    type Action = Action;
     const INVARIANTS: &'static [&'static str] = &["TypeOK", "NoPutBlockAfterFinalize"];
     const PATCH_CONSTANT: &'static str = "CheckFinalizedAtApply";
     const SPEC: ShippedSpec = crate::shipped_spec!("dn-finalize-block", "DnFinalizeBlock");
@@ -477,7 +492,7 @@ impl Mirror for DnFinalizeBlock {
     }
 
     // Next, line 250.
-    fn next(&self, s: &State) -> Vec<Step<State>> {
+    fn next(&self, s: &State) -> Vec<Step<State, Action>> {
         let mut out = Vec::new();
         self.start_put_block(s, &mut out);
         self.append_put_block(s, &mut out);
@@ -659,7 +674,10 @@ mod tests {
                 if parent.contains_key(&step.next) {
                     continue;
                 }
-                parent.insert(step.next.clone(), (Some(s.clone()), step.action, level + 1));
+                parent.insert(
+                    step.next.clone(),
+                    (Some(s.clone()), step.action.name(), level + 1),
+                );
                 depth = depth.max(level + 1);
                 if let Some(inv) = m.first_violated(&step.next) {
                     let path = trace(&parent, &step.next);
@@ -934,10 +952,10 @@ mod tests {
             assert!(
                 m.next(prev)
                     .iter()
-                    .any(|st| st.action == *label && st.next == *cur),
+                    .any(|st| st.action.name() == *label && st.next == *cur),
                 "{label} does not lead from {prev:?} to {cur:?}"
             );
-            assert!(DnFinalizeBlock::ACTIONS.contains(label));
+            assert!(label.parse::<Action>().is_ok());
         }
         let last = &states.last().unwrap().1;
         assert!(states[..5]

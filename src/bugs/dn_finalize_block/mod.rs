@@ -1,6 +1,15 @@
 //! HDDS-16828: a datanode persisting a PutBlock after the block was finalized.
 //! Its description (invariants, codes, advice, spec citation) is [`ABOUT`], which the monitor and the
 //! witness both read; the spec is `traces/dn-finalize-block/DnFinalizeBlock.tla`.
+//!
+//! **One reading, two kinds of state.** The monitor (`monitor.rs`) and the witness table (`witness.rs`) read
+//! the same lines in one pass (the monitor feeds the table through `Model::witness`), through the same
+//! predicates: [`ABOUT`]'s role, the timeline's lifecycle, `witness::block_of` and the mirror's typed actions.
+//! Their state differs because their jobs do: the monitor judges every block on every datanode with partial
+//! knowledge (every finalized block, kept for good, and whether BlockManagerImpl's DEBUG lines are in view, so
+//! that a log without them says *inconclusive* and why); the witness table follows the one block the spec
+//! has and keeps what placing the mirror's actions for `export` needs (each datanode up or down, its last
+//! bcsId, the witness index of its run's stop), and decides nothing: the mirror does.
 
 pub mod logs;
 pub mod mirror;

@@ -28,9 +28,10 @@
 //! unapplied). `ApplyFinalizeBlock`, `RejectPutBlock`, `RejectStreamPutBlock`, `Stop` and `Restart` have
 //! INFO/WARN lines.
 
+use super::mirror::Action;
 use crate::event::Event;
 use crate::lifecycle::{is_stop_line, LifeStep};
-use crate::spec::export::{model_value_for, Witness, Witnessed};
+use crate::spec::export::{action_names, model_value_for, Witness, Witnessed};
 use crate::spec::Constants;
 use crate::timeline::Timeline;
 use crate::tla::value::TlaValue;
@@ -40,12 +41,12 @@ use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
 /// Actions no log line shows at Ozone's default levels; the export may infer them between witnessed steps.
-pub const HIDDEN: &[&str] = &[
-    "StartPutBlock",
-    "AppendPutBlock",
-    "FinalizeBlock",
-    "StreamWrite",
-    "Crash",
+pub const HIDDEN: &[Action] = &[
+    Action::StartPutBlock,
+    Action::AppendPutBlock,
+    Action::FinalizeBlock,
+    Action::StreamWrite,
+    Action::Crash,
 ];
 
 /// The model value used for `Leader` when no datanode's log shows the pipeline leader being elected.
@@ -113,7 +114,7 @@ impl Default for Dn {
 pub struct Table {
     /// The block the export follows ([`target_block`]), found on the first step.
     target: Option<Option<(u64, u64)>>,
-    ws: Vec<Witness>,
+    ws: Vec<Witness<Action>>,
     dns: FxHashMap<u32, Dn>,
     leaders: Vec<(u32, usize)>,
     other_blocks: usize,
@@ -200,7 +201,7 @@ impl Table {
                 if crashed.is_some() && dn.up {
                     ws.push(Witness {
                         event: i,
-                        action: "Crash",
+                        action: Action::Crash,
                         params: vec![node.clone()],
                     });
                     dn.up = false;
@@ -212,7 +213,7 @@ impl Table {
                 } else {
                     ws.push(Witness {
                         event: i,
-                        action: "Restart",
+                        action: Action::Restart,
                         params: vec![node.clone()],
                     });
                     dn.up = true;
@@ -223,7 +224,7 @@ impl Table {
                 dn.stop = Some(ws.len());
                 ws.push(Witness {
                     event: i,
-                    action: "Stop",
+                    action: Action::Stop,
                     params: vec![node.clone()],
                 });
                 dn.up = false;
@@ -252,7 +253,7 @@ impl Table {
                     dn.finalized = true;
                     ws.push(Witness {
                         event: i,
-                        action: "ApplyFinalizeBlock",
+                        action: Action::ApplyFinalizeBlock,
                         params: vec![node],
                     });
                 }
@@ -266,7 +267,7 @@ impl Table {
                     dn.entries += 1;
                     ws.push(Witness {
                         event: i,
-                        action: "ApplyPutBlock",
+                        action: Action::ApplyPutBlock,
                         params: vec![node],
                     });
                 }
@@ -280,7 +281,7 @@ impl Table {
                 dn.entries += 1;
                 ws.push(Witness {
                     event: i,
-                    action: "RejectPutBlock",
+                    action: Action::RejectPutBlock,
                     params: vec![node],
                 });
             }
@@ -311,7 +312,7 @@ impl Table {
         // The pipeline leader: the last one elected before the first FinalizeBlock was applied, else the last.
         let first_finalize = ws
             .iter()
-            .find(|w| w.action == "ApplyFinalizeBlock")
+            .find(|w| w.action == Action::ApplyFinalizeBlock)
             .map(|w| w.event);
         let leader = leaders
             .iter()
@@ -393,12 +394,12 @@ impl Table {
         ));
         notes.push(format!(
             "inferred only: {} (no line at Ozone's default INFO level); ApplyPutBlock needs `log4j.logger.org.apache.hadoop.ozone.container.keyvalue.impl.BlockManagerImpl=DEBUG`",
-            HIDDEN.join(", ")
+            action_names(HIDDEN).join(", ")
         ));
         Witnessed {
-            witnesses: ws,
+            witnesses: ws.into_iter().map(Witness::named).collect(),
             constants,
-            hidden: HIDDEN,
+            hidden: action_names(HIDDEN),
             notes,
         }
     }
@@ -513,7 +514,7 @@ mod tests {
                 .map(|x| short(action_text(x.action, &x.params)))
                 .collect();
             assert_eq!(got, want, "{what}");
-            assert_eq!(w.hidden, HIDDEN);
+            assert_eq!(w.hidden, action_names(HIDDEN));
             assert!(!w.constants.contains_key("CheckFinalizedAtApply"));
             let (patched, constants, b) = build_either::<DnFinalizeBlock>(&w)
                 .unwrap_or_else(|s| panic!("{what}: stuck at {s:?}"));
@@ -540,7 +541,7 @@ mod tests {
             let first = b.steps.iter().position(|s| s.event.is_some()).unwrap();
             for s in &b.steps[first..] {
                 assert!(
-                    s.event.is_some() || HIDDEN.contains(&s.action),
+                    s.event.is_some() || w.hidden.contains(&s.action),
                     "{what}: {s:?}"
                 );
             }

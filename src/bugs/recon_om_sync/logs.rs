@@ -19,7 +19,7 @@
 //! out in one behaviour of four) and `Skipping startup task reinitialization because the local OM DB store is
 //! not initialized yet ...`: Recon at sequence number 0 of a fresh OM.
 
-use super::mirror::{ReconOmSync, State};
+use super::mirror::{Action, ReconOmSync, State};
 use crate::refinement::{shutdown_banner, startup_banner, Logs, Render, Rng};
 use crate::spec::{Constants, Step};
 
@@ -108,15 +108,15 @@ impl Render<ReconOmSync> for Renderer {
                 && !text.contains("Registered Task:"))
     }
     /// OM's writes and restores are read off the sequence numbers a sync prints.
-    fn shows(witnessed: &str, took: &str) -> bool {
+    fn shows(witnessed: Action, took: Action) -> bool {
         witnessed == took
-            || (matches!(witnessed, "OmWrite" | "OmRestore")
-                && matches!(took, "FullSnapshot" | "SyncDelta"))
+            || (matches!(witnessed, Action::OmWrite | Action::OmRestore)
+                && matches!(took, Action::FullSnapshot | Action::SyncDelta))
     }
     /// OM's own writes and restores print nothing in Recon's log; Recon sees them in the sequence numbers of
     /// its next sync.
-    fn silent_and_irrelevant(action: &str) -> bool {
-        matches!(action, "OmWrite" | "OmRestore")
+    fn silent_and_irrelevant(action: Action) -> bool {
+        matches!(action, Action::OmWrite | Action::OmRestore)
     }
     fn monitor() -> Box<dyn crate::model::Model> {
         Box::new(super::monitor::ReconOmSync::default())
@@ -176,14 +176,14 @@ impl Render<ReconOmSync> for Renderer {
         &mut self,
         _m: &ReconOmSync,
         before: &State,
-        step: &Step<State>,
+        step: &Step<State, Action>,
         _rng: &mut Rng,
         logs: &mut Logs,
     ) {
         let after = &step.next;
         let sync = "Recon-SyncOM-0";
         match step.action {
-            "SyncDelta" => {
+            Action::SyncDelta => {
                 let (d, n) = (self.seq(before.delta_seq), self.seq(after.delta_seq));
                 self.info(
                     logs,
@@ -223,7 +223,7 @@ impl Render<ReconOmSync> for Renderer {
                     &format!("Sequence number after sync: {n}"),
                 );
             }
-            "FullSnapshot" => {
+            Action::FullSnapshot => {
                 let (d, n) = (self.seq(before.delta_seq), self.seq(after.delta_seq));
                 self.info(
                     logs,
@@ -293,7 +293,7 @@ impl Render<ReconOmSync> for Renderer {
                     &format!("Sequence number after sync: {n}"),
                 );
             }
-            "ReprocessTask" => {
+            Action::ReprocessTask => {
                 let t = step.params[0].to_string();
                 let i = self.tasks.iter().position(|x| *x == t).unwrap_or(0);
                 let thread = format!("ReconTaskThread-{i}");
@@ -305,7 +305,7 @@ impl Render<ReconOmSync> for Renderer {
                 );
                 self.info(logs, &thread, RTC, &format!("Task {t} completed execution"));
             }
-            "ReinitDone" => {
+            Action::ReinitDone => {
                 let t = "ReconEventProcessor-0";
                 self.info(
                     logs,
@@ -315,7 +315,7 @@ impl Render<ReconOmSync> for Renderer {
                 );
                 self.info(logs, t, RTC, "Completed async task reinitialization");
             }
-            "Stop" => {
+            Action::Stop => {
                 logs.record(
                     self.file,
                     "SIGTERM handler",
@@ -343,8 +343,8 @@ impl Render<ReconOmSync> for Renderer {
                     &shutdown_banner("ReconServer", HOST, IP),
                 );
             }
-            "Restart" => self.starting(logs),
-            "Reconcile" => {
+            Action::Restart => self.starting(logs),
+            Action::Reconcile => {
                 // Lagging(t), as the mirror decides it: the tasks the startup check prints.
                 let lagging: Vec<usize> = (0..self.tasks.len())
                     .filter(|&t| {
@@ -388,7 +388,8 @@ impl Render<ReconOmSync> for Renderer {
                 self.info(logs, "main", RS, "Recon server initialized successfully!");
             }
             // Hidden: OmWrite, OmRestore(n), Crash.
-            _ => {}
+            // Hidden: these print nothing.
+            Action::OmWrite | Action::OmRestore | Action::Crash => {}
         }
     }
 }

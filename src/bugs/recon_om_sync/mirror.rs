@@ -9,6 +9,22 @@ use crate::spec::constants;
 use crate::spec::{Constants, Mirror, ShippedSpec, Step};
 use crate::tla::value::TlaValue;
 
+crate::spec_actions! {
+    /// The actions `Next` is the disjunction of, in its order, as the module names them.
+    pub enum Action {
+        OmWrite,
+        OmRestore,
+        SyncDelta,
+        FullSnapshot,
+        ReprocessTask,
+        ReinitDone,
+        Crash,
+        Stop,
+        Restart,
+        Reconcile,
+    }
+}
+
 /// `Phases == {"Down", "Starting", "Running"}` (line 60).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Phase {
@@ -91,7 +107,12 @@ impl ReconOmSync {
         }
     }
 
-    fn push(out: &mut Vec<Step<State>>, action: &'static str, params: Vec<TlaValue>, next: State) {
+    fn push(
+        out: &mut Vec<Step<State, Action>>,
+        action: Action,
+        params: Vec<TlaValue>,
+        next: State,
+    ) {
         out.push(Step {
             action,
             params,
@@ -100,28 +121,28 @@ impl ReconOmSync {
     }
 
     /// `OmWrite` (line 102).
-    fn om_write(&self, s: &State, out: &mut Vec<Step<State>>) {
+    fn om_write(&self, s: &State, out: &mut Vec<Step<State, Action>>) {
         if s.om_seq < s.seq_ceiling {
             let mut n = s.clone();
             n.om_seq = s.om_seq + 1;
-            Self::push(out, "OmWrite", vec![], n);
+            Self::push(out, Action::OmWrite, vec![], n);
         }
     }
 
     /// `OmRestore(n)` (line 113).
-    fn om_restore(&self, s: &State, n: u32, out: &mut Vec<Step<State>>) {
+    fn om_restore(&self, s: &State, n: u32, out: &mut Vec<Step<State, Action>>) {
         let min = self.min_cursor(s);
         if s.om_lineage < self.max_lineage && n < min {
             let mut x = s.clone();
             x.om_lineage = s.om_lineage + 1;
             x.om_seq = n;
             x.seq_ceiling = min - 1;
-            Self::push(out, "OmRestore", vec![TlaValue::int(i64::from(n))], x);
+            Self::push(out, Action::OmRestore, vec![TlaValue::int(i64::from(n))], x);
         }
     }
 
     /// `SyncDelta` (line 134).
-    fn sync_delta(&self, s: &State, out: &mut Vec<Step<State>>) {
+    fn sync_delta(&self, s: &State, out: &mut Vec<Step<State, Action>>) {
         if s.phase == Phase::Running && s.recon_db_lineage == s.om_lineage && s.delta_seq < s.om_seq
         {
             let mut n = s.clone();
@@ -129,12 +150,12 @@ impl ReconOmSync {
             if !s.reinit_queued {
                 n.task_seq.iter_mut().for_each(|v| *v = s.om_seq);
             }
-            Self::push(out, "SyncDelta", vec![], n);
+            Self::push(out, Action::SyncDelta, vec![], n);
         }
     }
 
     /// `FullSnapshot` (line 155).
-    fn full_snapshot(&self, s: &State, out: &mut Vec<Step<State>>) {
+    fn full_snapshot(&self, s: &State, out: &mut Vec<Step<State, Action>>) {
         if s.phase == Phase::Running
             && (s.recon_db_lineage != s.om_lineage || s.delta_seq < s.om_seq)
         {
@@ -143,29 +164,29 @@ impl ReconOmSync {
             n.delta_seq = s.om_seq;
             n.reinit_queued = true;
             n.reprocessed = 0;
-            Self::push(out, "FullSnapshot", vec![], n);
+            Self::push(out, Action::FullSnapshot, vec![], n);
         }
     }
 
     /// `ReprocessTask(t)` (line 170).
-    fn reprocess_task(&self, s: &State, t: usize, out: &mut Vec<Step<State>>) {
+    fn reprocess_task(&self, s: &State, t: usize, out: &mut Vec<Step<State, Action>>) {
         if s.phase == Phase::Running && s.reinit_queued && s.reprocessed & (1 << t) == 0 {
             let mut n = s.clone();
             n.task_lineage[t] = s.recon_db_lineage;
             n.reprocessed |= 1 << t;
             let param = TlaValue::model(self.tasks[t].as_str());
-            Self::push(out, "ReprocessTask", vec![param], n);
+            Self::push(out, Action::ReprocessTask, vec![param], n);
         }
     }
 
     /// `ReinitDone` (line 186).
-    fn reinit_done(&self, s: &State, out: &mut Vec<Step<State>>) {
+    fn reinit_done(&self, s: &State, out: &mut Vec<Step<State, Action>>) {
         if s.phase == Phase::Running && s.reinit_queued && s.reprocessed == self.all_tasks() {
             let mut n = s.clone();
             n.task_seq.iter_mut().for_each(|v| *v = s.delta_seq);
             n.reinit_queued = false;
             n.reprocessed = 0;
-            Self::push(out, "ReinitDone", vec![], n);
+            Self::push(out, Action::ReinitDone, vec![], n);
         }
     }
 
@@ -179,30 +200,30 @@ impl ReconOmSync {
     }
 
     /// `Crash` (line 199).
-    fn crash(&self, s: &State, out: &mut Vec<Step<State>>) {
+    fn crash(&self, s: &State, out: &mut Vec<Step<State, Action>>) {
         if s.phase != Phase::Down {
-            Self::push(out, "Crash", vec![], Self::down(s));
+            Self::push(out, Action::Crash, vec![], Self::down(s));
         }
     }
 
     /// `Stop` (line 213).
-    fn stop(&self, s: &State, out: &mut Vec<Step<State>>) {
+    fn stop(&self, s: &State, out: &mut Vec<Step<State, Action>>) {
         if s.phase == Phase::Running {
-            Self::push(out, "Stop", vec![], Self::down(s));
+            Self::push(out, Action::Stop, vec![], Self::down(s));
         }
     }
 
     /// `Restart` (line 224).
-    fn restart(&self, s: &State, out: &mut Vec<Step<State>>) {
+    fn restart(&self, s: &State, out: &mut Vec<Step<State, Action>>) {
         if s.phase == Phase::Down {
             let mut n = s.clone();
             n.phase = Phase::Starting;
-            Self::push(out, "Restart", vec![], n);
+            Self::push(out, Action::Restart, vec![], n);
         }
     }
 
     /// `Reconcile` (line 239).
-    fn reconcile(&self, s: &State, out: &mut Vec<Step<State>>) {
+    fn reconcile(&self, s: &State, out: &mut Vec<Step<State, Action>>) {
         if s.phase == Phase::Starting {
             let mut n = s.clone();
             n.phase = Phase::Running;
@@ -210,7 +231,7 @@ impl ReconOmSync {
                 n.reinit_queued = true;
                 n.reprocessed = 0;
             }
-            Self::push(out, "Reconcile", vec![], n);
+            Self::push(out, Action::Reconcile, vec![], n);
         }
     }
 
@@ -244,7 +265,11 @@ impl ReconOmSync {
 
     /// `Next`'s successors (line 251), disjunct by disjunct, `\E t \in Tasks` in TLA+ order, with
     /// `OmRestore(n)` for the `n` of `restores` (ascending, as `\E n \in Seqs` is in TLA+ order).
-    fn successors(&self, s: &State, restores: impl Iterator<Item = u32>) -> Vec<Step<State>> {
+    fn successors(
+        &self,
+        s: &State,
+        restores: impl Iterator<Item = u32>,
+    ) -> Vec<Step<State, Action>> {
         let mut out = Vec::new();
         self.om_write(s, &mut out);
         for n in restores {
@@ -299,18 +324,7 @@ impl Mirror for ReconOmSync {
         "reinitQueued",
         "reprocessed",
     ];
-    const ACTIONS: &'static [&'static str] = &[
-        "OmWrite",
-        "OmRestore",
-        "SyncDelta",
-        "FullSnapshot",
-        "ReprocessTask",
-        "ReinitDone",
-        "Crash",
-        "Stop",
-        "Restart",
-        "Reconcile",
-    ];
+    type Action = Action;
     const INVARIANTS: &'static [&'static str] = &["TypeOK", "DerivedTasksMatchOmLineage"];
     const PATCH_CONSTANT: &'static str = "ReprocessOnCursorMismatch";
     const SPEC: ShippedSpec = crate::shipped_spec!("recon-om-sync", "ReconOmSync");
@@ -356,7 +370,7 @@ impl Mirror for ReconOmSync {
     }
 
     /// `Next` (line 251), disjunct by disjunct, `\E n \in Seqs` and `\E t \in Tasks` in TLA+ order.
-    fn next(&self, s: &State) -> Vec<Step<State>> {
+    fn next(&self, s: &State) -> Vec<Step<State, Action>> {
         // `OmRestore(n)` needs `n < MinCursor`: no larger `n` is tried.
         let below = self.min_cursor(s).min(self.max_seq.saturating_add(1));
         self.successors(s, 0..below)
@@ -371,11 +385,11 @@ impl Mirror for ReconOmSync {
     fn next_toward(
         &self,
         s: &State,
-        action: &str,
+        action: Action,
         params: &[TlaValue],
-    ) -> Option<Vec<Step<State>>> {
+    ) -> Option<Vec<Step<State, Action>>> {
         let goal = match (action, params) {
-            ("OmRestore", [n]) => n.as_i64().and_then(|n| u32::try_from(n).ok()),
+            (Action::OmRestore, [n]) => n.as_i64().and_then(|n| u32::try_from(n).ok()),
             _ => None,
         };
         Some(self.successors(s, goal.into_iter().filter(|&n| n <= self.max_seq)))
@@ -615,17 +629,17 @@ mod tests {
         assert_eq!(r.generated, 9087);
         assert_eq!(r.depth, 20);
         // Every action of Next is taken somewhere in the fixed state space, and every task parameter.
-        let mut taken: FxHashSet<(&str, Vec<TlaValue>)> = FxHashSet::default();
+        let mut taken: FxHashSet<(Action, Vec<TlaValue>)> = FxHashSet::default();
         for (s, _) in &r.states {
             for step in m.next(s) {
                 taken.insert((step.action, step.params));
             }
         }
-        for a in ReconOmSync::ACTIONS {
+        for a in Action::ALL {
             assert!(taken.iter().any(|(b, _)| b == a), "{a} never enabled");
         }
         for t in [CKM, NSS] {
-            assert!(taken.contains(&("ReprocessTask", vec![TlaValue::model(t)])));
+            assert!(taken.contains(&(Action::ReprocessTask, vec![TlaValue::model(t)])));
         }
     }
 
@@ -700,7 +714,7 @@ mod tests {
             assert!(
                 steps
                     .iter()
-                    .any(|st| st.action == *label && st.next == states[i]),
+                    .any(|st| st.action.name() == *label && st.next == states[i]),
                 "state {} is not a {label} successor of state {i}",
                 i + 1
             );
@@ -718,13 +732,13 @@ mod tests {
         let restore = m.next(&states[2]);
         assert!(restore
             .iter()
-            .any(|st| st.action == "OmRestore" && st.params == [TlaValue::int(0)]));
+            .any(|st| st.action == Action::OmRestore && st.params == [TlaValue::int(0)]));
         let fixed = mirror(true);
         let rec = fixed.next(&states[6]);
         assert_eq!(rec.len(), 2, "Crash and Reconcile from Starting");
         assert!(rec
             .iter()
-            .any(|st| st.action == "Reconcile" && st.next.reinit_queued));
+            .any(|st| st.action == Action::Reconcile && st.next.reinit_queued));
     }
 
     /// A value of this spec's types as TLC writes it: integers, strings, booleans, sets of model values and

@@ -1,6 +1,14 @@
 //! HDDS-16462: Recon's derived tasks after a full OM snapshot.
 //! Its description (invariants, codes, advice, spec citation) is [`ABOUT`], which the monitor and the
 //! witness both read; the spec is `traces/recon-om-sync/ReconOmSync.tla`.
+//!
+//! **One reading, two kinds of state.** The monitor (`monitor.rs`) and the witness (`witness.rs`) read the
+//! same lines through the same predicates ([`ABOUT`]'s role, the lifecycle, `witness::seq` and
+//! `witness::task`) and the mirror's typed actions. Their state differs because their jobs do: the monitor
+//! steps event by event with partial knowledge (per Recon, the highest sequence number processed, a rebuild
+//! due, what a lost line left unknown) and says *inconclusive* where a line it needs is missing; the witness
+//! rebuilds the mirror's actions for `export` from the whole timeline at once (`Model::witnessed`), because
+//! its abstraction of sequence numbers into small integers per OM lineage needs every number the logs show.
 
 pub mod logs;
 pub mod mirror;

@@ -14,6 +14,7 @@
 //! view leaves the rebuild unknown. A full snapshot fetched by `start()` (local OM DB failed to open) queues no
 //! reprocess: onto an earlier lineage, with no reprocess queued by the reconciliation, Recon serves stale tables.
 
+use super::witness::{seq, task};
 use super::ABOUT;
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
@@ -114,10 +115,6 @@ impl ReconOmSync {
             })
             .sum()
     }
-}
-
-fn seq(e: &Event) -> Option<i64> {
-    e.field("seq").and_then(Value::as_i64)
 }
 
 impl Recon {
@@ -479,14 +476,14 @@ impl Model for ReconOmSync {
                 }
             }
             EventKind::TaskStatusRegistered => {
-                if let Some(t) = e.field("task").and_then(Value::as_str) {
+                if let Some(t) = task(e) {
                     if !CURSOR_ROWS.contains(&t) {
                         r.registered.insert(t.to_string());
                     }
                 }
             }
             EventKind::TaskStarted => {
-                if let Some(t) = e.field("task").and_then(Value::as_str) {
+                if let Some(t) = task(e) {
                     r.running.insert(t.to_string(), index);
                     if let Some(due) = r.rebuild.as_mut() {
                         due.started.insert(t.to_string());
@@ -494,7 +491,7 @@ impl Model for ReconOmSync {
                 }
             }
             EventKind::TaskCompleted => {
-                if let Some(t) = e.field("task").and_then(Value::as_str) {
+                if let Some(t) = task(e) {
                     r.running.remove(t);
                     if let Some(due) = r.rebuild.as_mut() {
                         due.completed.insert(t.to_string());

@@ -26,9 +26,10 @@
 //! restored lineage starts below every cursor Recon holds and never reaches them). The number 0 of the first
 //! lineage is the spec's `Init`.
 
+use super::mirror::Action;
 use crate::lifecycle::LifeStep;
 use crate::model::{Ctx, Instance};
-use crate::spec::export::{model_value_for, Witness, Witnessed};
+use crate::spec::export::{action_names, model_value_for, Witness, Witnessed};
 use crate::spec::Constants;
 use crate::timeline::Timeline;
 use crate::tla::value::TlaValue;
@@ -38,7 +39,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// The actions no Recon log line shows at the default INFO level: the OM's writes and restores (seen only
 /// through Recon's sequence numbers) and a crash (seen only as a `STARTUP_MSG` with no shutdown before it).
-pub const HIDDEN: &[&str] = &["OmWrite", "OmRestore", "Crash"];
+pub const HIDDEN: &[Action] = &[Action::OmWrite, Action::OmRestore, Action::Crash];
 
 /// TASK_STATUS rows that are sync cursors, not derived tasks.
 const CURSOR_ROWS: &[&str] = &["OmDeltaRequest", "OmSnapshotRequest"];
@@ -50,11 +51,13 @@ enum Phase {
     Running,
 }
 
-fn seq(e: &crate::event::Event) -> Option<i64> {
+/// The sequence number a sync line shows (`seq`); the monitor reads it here too.
+pub(super) fn seq(e: &crate::event::Event) -> Option<i64> {
     e.field("seq").and_then(Value::as_i64)
 }
 
-fn task(e: &crate::event::Event) -> Option<&str> {
+/// The derived task a reprocess line names (`task`); the monitor reads it here too.
+pub(super) fn task(e: &crate::event::Event) -> Option<&str> {
     e.field("task").and_then(Value::as_str)
 }
 
@@ -137,7 +140,7 @@ fn abstraction(values: &BTreeMap<u32, BTreeSet<i64>>) -> BTreeMap<(u32, i64), u3
 
 pub fn witnesses(timeline: &Timeline) -> Witnessed {
     let mut out = Witnessed {
-        hidden: HIDDEN,
+        hidden: action_names(HIDDEN),
         ..Witnessed::default()
     };
     let Some((key, node)) = recon_node(timeline) else {
@@ -148,8 +151,8 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
     let abs = abstraction(&values);
 
     let mut tasks: BTreeSet<String> = BTreeSet::new();
-    let mut w: Vec<Witness> = Vec::new();
-    let push = |w: &mut Vec<Witness>, event: usize, action: &'static str, params| {
+    let mut w: Vec<Witness<Action>> = Vec::new();
+    let push = |w: &mut Vec<Witness<Action>>, event: usize, action: Action, params| {
         w.push(Witness {
             event,
             action,
@@ -223,15 +226,20 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
                 break;
             };
             if l != lineage {
-                push(&mut w, snap, "OmRestore", vec![TlaValue::int(i64::from(r))]);
+                push(
+                    &mut w,
+                    snap,
+                    Action::OmRestore,
+                    vec![TlaValue::int(i64::from(r))],
+                );
                 lineage = l;
                 om = r;
             }
             for _ in om..r {
-                push(&mut w, snap, "OmWrite", vec![]);
+                push(&mut w, snap, Action::OmWrite, vec![]);
             }
             om = om.max(r);
-            push(&mut w, snap, "FullSnapshot", vec![]);
+            push(&mut w, snap, Action::FullSnapshot, vec![]);
             reprocessed.clear();
             resolved_early.insert(j);
         }
@@ -242,9 +250,9 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
                     || (phase != Some(Phase::Starting) && phase != Some(Phase::Running)) =>
             {
                 if crashed.is_some() {
-                    push(&mut w, i, "Crash", vec![]);
+                    push(&mut w, i, Action::Crash, vec![]);
                 }
-                push(&mut w, i, "Restart", vec![]);
+                push(&mut w, i, Action::Restart, vec![]);
                 phase = Some(Phase::Starting);
                 reprocessed.clear();
                 snapshot_pending = None;
@@ -256,7 +264,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
                         e.span.line
                     ));
                 } else {
-                    push(&mut w, i, "Stop", vec![]);
+                    push(&mut w, i, Action::Stop, vec![]);
                 }
                 phase = Some(Phase::Down);
                 reprocessed.clear();
@@ -274,7 +282,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
             }
             EventKind::OmServiceProviderStarted => {
                 if phase == Some(Phase::Starting) || (phase.is_none() && w.is_empty()) {
-                    push(&mut w, i, "Reconcile", vec![]);
+                    push(&mut w, i, Action::Reconcile, vec![]);
                 }
                 phase = Some(Phase::Running);
             }
@@ -306,22 +314,27 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
                 };
                 if snapshot_pending.take().is_some() || l != lineage {
                     if l != lineage {
-                        push(&mut w, i, "OmRestore", vec![TlaValue::int(i64::from(r))]);
+                        push(
+                            &mut w,
+                            i,
+                            Action::OmRestore,
+                            vec![TlaValue::int(i64::from(r))],
+                        );
                         lineage = l;
                         om = r;
                     }
                     for _ in om..r {
-                        push(&mut w, i, "OmWrite", vec![]);
+                        push(&mut w, i, Action::OmWrite, vec![]);
                     }
                     om = om.max(r);
-                    push(&mut w, i, "FullSnapshot", vec![]);
+                    push(&mut w, i, Action::FullSnapshot, vec![]);
                     reprocessed.clear();
                 } else if r > om {
                     for _ in om..r {
-                        push(&mut w, i, "OmWrite", vec![]);
+                        push(&mut w, i, Action::OmWrite, vec![]);
                     }
                     om = r;
-                    push(&mut w, i, "SyncDelta", vec![]);
+                    push(&mut w, i, Action::SyncDelta, vec![]);
                 } else if r < om {
                     skipped.push(format!(
                         "line {}: a delta sync that moved the cursor back to {n} is no step of the spec",
@@ -333,12 +346,12 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
                 if let Some(t) = task(e) {
                     tasks.insert(t.to_string());
                     if reprocessed.insert(t.to_string()) {
-                        push(&mut w, i, "ReprocessTask", vec![model_value_for(t)]);
+                        push(&mut w, i, Action::ReprocessTask, vec![model_value_for(t)]);
                     }
                 }
             }
             EventKind::ReinitCompleted => {
-                push(&mut w, i, "ReinitDone", vec![]);
+                push(&mut w, i, Action::ReinitDone, vec![]);
                 reprocessed.clear();
                 outcome_seen = true;
             }
@@ -356,7 +369,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
     constants.insert("MaxSeq".into(), TlaValue::int(i64::from(max_seq)));
     constants.insert("MaxLineage".into(), TlaValue::int(i64::from(max_lineage)));
     out.constants = constants;
-    out.witnesses = w;
+    out.witnesses = w.into_iter().map(Witness::named).collect();
 
     out.notes.push(format!(
         "Recon node `{node}` is the spec's single Recon process; its derived tasks (the `Tasks` model values) are named as Recon logs them"
@@ -501,7 +514,7 @@ mod tests {
             let tl = scenario(case, merged);
             let wd = witnesses(&tl);
             assert_eq!(actions(&wd), want, "{what}");
-            assert_eq!(wd.hidden, HIDDEN);
+            assert_eq!(wd.hidden, action_names(HIDDEN));
             assert_eq!(wd.constants["MaxSeq"], TlaValue::int(max_seq), "{what}");
             assert_eq!(
                 wd.constants["MaxLineage"],

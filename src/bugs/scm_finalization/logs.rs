@@ -20,7 +20,7 @@
 //! | `Restart(s)` | `STARTUP_MSG`, `Initializing version manager with apparent version V ...` (V = the VERSION file read), patched with the DB ahead: finalized, then `starting Raft server for scm:<scmId>`, `ScmDatanodeProtocol RPC server for DataNodes is listening at /0.0.0.0:9861` |
 //! | `Propose`, `PurgeLog`, `ApplyEntry(s)` of a tx entry, `Crash(s)` | nothing (hidden) |
 
-use super::mirror::{Entry, ScmFinalization, State};
+use super::mirror::{Action, Entry, ScmFinalization, State};
 use crate::refinement::scm::{self, HAM, STARTER};
 use crate::refinement::{host_of, startup_banner, Logs, Render, Rng};
 use crate::spec::{Constants, Step};
@@ -375,8 +375,8 @@ impl Render<ScmFinalization> for Renderer {
     /// and `Reloaded SCM state ...`; a restart's effect is done once it has read (and, patched, raised) its
     /// VERSION file, before `starting Raft server` and `ScmDatanodeProtocol RPC server ... listening at`. A
     /// crash can take both lines.
-    fn lines_after_effect(action: &str) -> usize {
-        if matches!(action, "FinalizeFromSnapshot" | "Restart") {
+    fn lines_after_effect(action: Action) -> usize {
+        if matches!(action, Action::FinalizeFromSnapshot | Action::Restart) {
             2
         } else {
             1
@@ -384,21 +384,32 @@ impl Render<ScmFinalization> for Renderer {
     }
     /// Proposing an entry, purging the log and applying a transaction that is not the finalize entry print
     /// nothing and change neither VERSION file nor DB version.
-    fn silent_and_irrelevant(action: &str) -> bool {
-        matches!(action, "Propose" | "PurgeLog" | "ApplyEntry")
+    fn silent_and_irrelevant(action: Action) -> bool {
+        matches!(
+            action,
+            Action::Propose | Action::PurgeLog | Action::ApplyEntry
+        )
     }
     fn monitor() -> Box<dyn crate::model::Model> {
         Box::new(super::monitor::ScmFinalization::default())
     }
     /// The bug needs a finalize entry (which a second `Propose` would shut out: the log holds two entries),
     /// a purge and an install, and a crash or stop before the finalize from the snapshot.
-    fn weight(action: &str) -> u64 {
+    fn weight(action: Action) -> u64 {
         match action {
-            "Finalize" | "PurgeLog" | "NotifyInstall" | "ReplaceDb" | "FenceDatanode" => 8,
-            "Propose" | "BecomeLeader" => 1,
+            Action::Finalize
+            | Action::PurgeLog
+            | Action::NotifyInstall
+            | Action::ReplaceDb
+            | Action::FenceDatanode => 8,
+            Action::Propose | Action::BecomeLeader => 1,
             // A follower that lags behind the purge must install; one that finalizes from its snapshot at
             // once leaves no window.
-            "ApplyEntry" | "FinalizeFromSnapshot" | "Stop" | "Crash" | "Register" => 2,
+            Action::ApplyEntry
+            | Action::FinalizeFromSnapshot
+            | Action::Stop
+            | Action::Crash
+            | Action::Register => 2,
             _ => 4,
         }
     }
@@ -463,14 +474,14 @@ impl Render<ScmFinalization> for Renderer {
         &mut self,
         _m: &ScmFinalization,
         before: &State,
-        step: &Step<State>,
+        step: &Step<State, Action>,
         rng: &mut Rng,
         logs: &mut Logs,
     ) {
         let after = &step.next;
         let leader = before.leader;
         match step.action {
-            "BecomeLeader" => {
+            Action::BecomeLeader => {
                 let s = Self::idx(&self.scms, &step.params[0]);
                 self.term += 1;
                 let n = &self.scms[s];
@@ -482,11 +493,11 @@ impl Render<ScmFinalization> for Renderer {
                     &format!("current SCM {} becomes leader of term {}", n.id, self.term),
                 );
             }
-            "Finalize" => {
+            Action::Finalize => {
                 let l = leader.expect("Finalize needs a leader");
                 logs.record(self.scms[l].file, "IPC Server handler 3 on default port 9860", "WARN", "org.apache.hadoop.hdds.scm.server.SCMClientProtocolServer", "Forcing upgrade finalization by skipping SCM peer and datanode software version checks");
             }
-            "ApplyEntry" => {
+            Action::ApplyEntry => {
                 let s = Self::idx(&self.scms, &step.params[0]);
                 if before.log[before.db_index[s] as usize] == Entry::Finalize {
                     let t = self.updater(s);
@@ -497,7 +508,7 @@ impl Render<ScmFinalization> for Renderer {
                     }
                 }
             }
-            "FinalizeDatanode" => {
+            Action::FinalizeDatanode => {
                 let d = Self::idx(&self.dns, &step.params[0]);
                 let l = leader.expect("FinalizeDatanode needs a leader");
                 logs.record(self.scms[l].file, "IPC Server handler 5 on default port 9861", "INFO", NM, &format!("Sending finalize command to datanode {} with apparent version INITIAL_VERSION (0) which is less than SCM's finalized apparent version ZDU (100)", self.dn_text(d)));
@@ -506,7 +517,7 @@ impl Render<ScmFinalization> for Renderer {
                 logs.record(n.file, &t, "INFO", "org.apache.hadoop.ozone.container.common.statemachine.commandhandler.FinalizeVersionCommandHandler", "Processing FinalizeVersionCommandHandler command.");
                 finalized(logs, n.file, &t);
             }
-            "NotifyInstall" => {
+            Action::NotifyInstall => {
                 let s = Self::idx(&self.scms, &step.params[0]);
                 let l = leader.expect("NotifyInstall needs a leader");
                 let idx = self.base + u64::from(after.ckpt_index[s]);
@@ -525,7 +536,7 @@ impl Render<ScmFinalization> for Renderer {
                 logs.record(n.file, &t, "INFO", SSM, &format!("Received install snapshot notification from SCM leader: {}:9894 with term index: (t:{}, i:{idx})", ln.host, self.term));
                 logs.record(n.file, &format!("{}-SCMInstallSnapshot-0", n.host), "INFO", HAM, &format!("Downloaded checkpoint from Leader {} to the location /data/metadata/snapshot/scm.db-{}-{}", ln.host, ln.host, 1_787_478_064_130u64 + rng.below(1_000_000)));
             }
-            "ReplaceDb" => {
+            Action::ReplaceDb => {
                 let s = Self::idx(&self.scms, &step.params[0]);
                 let idx = self.base + u64::from(before.ckpt_index[s]);
                 let t = self.updater(s);
@@ -537,7 +548,7 @@ impl Render<ScmFinalization> for Renderer {
                     self.announced[s] = true;
                 }
             }
-            "FinalizeFromSnapshot" => {
+            Action::FinalizeFromSnapshot => {
                 let s = Self::idx(&self.scms, &step.params[0]);
                 let t = self.updater(s);
                 let n = &self.scms[s];
@@ -560,13 +571,13 @@ impl Render<ScmFinalization> for Renderer {
                     ),
                 );
             }
-            "Register" => {
+            Action::Register => {
                 let s = Self::idx(&self.scms, &step.params[0]);
                 let d = Self::idx(&self.dns, &step.params[1]);
                 let dn = &self.dns[d];
                 logs.record(self.scms[s].file, "IPC Server handler 0 on default port 9861", "INFO", NM, &format!("Registered datanode: {}{{ip: {}, host: {}, ports: [HTTP=9882, CLIENT_RPC=19864, REPLICATION=9886, RATIS=9858, RATIS_ADMIN=9857, RATIS_SERVER=9856, RATIS_DATASTREAM=9855, STANDALONE=9859], networkLocation: /default-rack, certSerialId: null, persistedOpState: IN_SERVICE, persistedOpStateExpiryEpochSec: 0}}", dn.id, dn.ip, dn.host));
             }
-            "FenceDatanode" => {
+            Action::FenceDatanode => {
                 let s = Self::idx(&self.scms, &step.params[0]);
                 let d = Self::idx(&self.dns, &step.params[1]);
                 let dv = version(bit(before.dn_version, d));
@@ -575,13 +586,13 @@ impl Render<ScmFinalization> for Renderer {
                 let dn = &self.dns[d];
                 logs.record(dn.file, &format!("{}-EndpointStateMachineTaskThread-{}:9861-0 ", dn.id, self.scms[s].host), "ERROR", "org.apache.hadoop.ozone.container.common.states.endpoint.RegisterEndpointTask", &format!("SCM rejected this datanode's registration with software version ZDU (100) and apparent version {dv}. This datanode will shut down. Check SCM logs for details and verify that the datanode software version is compatible with the cluster."));
             }
-            "Stop" => {
+            Action::Stop => {
                 let s = Self::idx(&self.scms, &step.params[0]);
                 let n = &self.scms[s];
                 scm::sigterm(logs, n.file);
                 scm::shutdown(logs, n.file, &n.host, &n.ip);
             }
-            "Restart" => {
+            Action::Restart => {
                 let s = Self::idx(&self.scms, &step.params[0]);
                 self.announced[s] = false;
                 self.scm_start(s, bit(before.version_file, s), logs);
@@ -591,7 +602,8 @@ impl Render<ScmFinalization> for Renderer {
                 self.raft_started(s, logs);
             }
             // Hidden: Propose, PurgeLog, ApplyEntry of a tx entry, Crash.
-            _ => {}
+            // Hidden: these print nothing.
+            Action::Propose | Action::PurgeLog | Action::Crash => {}
         }
     }
 }

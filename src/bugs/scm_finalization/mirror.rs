@@ -13,6 +13,26 @@
 use crate::spec::{constants, Constants, Mirror, ShippedSpec, Step};
 use crate::tla::value::TlaValue;
 
+crate::spec_actions! {
+    /// The actions `Next` is the disjunction of, in its order, as the module names them.
+    pub enum Action {
+        Propose,
+        Finalize,
+        PurgeLog,
+        FinalizeDatanode,
+        BecomeLeader,
+        ApplyEntry,
+        NotifyInstall,
+        ReplaceDb,
+        FinalizeFromSnapshot,
+        Crash,
+        Stop,
+        Restart,
+        Register,
+        FenceDatanode,
+    }
+}
+
 /// `Phases == {"Idle", "Downloaded", "Swapped"}` (line 61): `install[s]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Phase {
@@ -149,7 +169,12 @@ impl ScmFinalization {
         s.leader.filter(|&l| bit(s.up, l))
     }
 
-    fn push(out: &mut Vec<Step<State>>, action: &'static str, params: Vec<TlaValue>, next: State) {
+    fn push(
+        out: &mut Vec<Step<State, Action>>,
+        action: Action,
+        params: Vec<TlaValue>,
+        next: State,
+    ) {
         out.push(Step {
             action,
             params,
@@ -158,27 +183,27 @@ impl ScmFinalization {
     }
 
     /// `BecomeLeader(s)` (line 106).
-    fn become_leader(&self, st: &State, s: usize, out: &mut Vec<Step<State>>) {
+    fn become_leader(&self, st: &State, s: usize, out: &mut Vec<Step<State, Action>>) {
         if !Self::caught_up(st, s) || st.leader == Some(s) {
             return;
         }
         let mut n = st.clone();
         n.leader = Some(s);
-        Self::push(out, "BecomeLeader", vec![self.scm(s)], n);
+        Self::push(out, Action::BecomeLeader, vec![self.scm(s)], n);
     }
 
     /// `Propose` (line 116).
-    fn propose(&self, st: &State, out: &mut Vec<Step<State>>) {
+    fn propose(&self, st: &State, out: &mut Vec<Step<State, Action>>) {
         if Self::up_leader(st).is_none() || st.log.len() >= self.max_log as usize {
             return;
         }
         let mut n = st.clone();
         n.log.push(Entry::Tx);
-        Self::push(out, "Propose", vec![], n);
+        Self::push(out, Action::Propose, vec![], n);
     }
 
     /// `Finalize` (line 128).
-    fn finalize(&self, st: &State, out: &mut Vec<Step<State>>) {
+    fn finalize(&self, st: &State, out: &mut Vec<Step<State, Action>>) {
         if Self::up_leader(st).is_none()
             || st.log.contains(&Entry::Finalize)
             || st.log.len() >= self.max_log as usize
@@ -187,11 +212,11 @@ impl ScmFinalization {
         }
         let mut n = st.clone();
         n.log.push(Entry::Finalize);
-        Self::push(out, "Finalize", vec![], n);
+        Self::push(out, Action::Finalize, vec![], n);
     }
 
     /// `PurgeLog` (line 141).
-    fn purge_log(&self, st: &State, out: &mut Vec<Step<State>>) {
+    fn purge_log(&self, st: &State, out: &mut Vec<Step<State, Action>>) {
         let Some(l) = Self::up_leader(st) else {
             return;
         };
@@ -200,11 +225,11 @@ impl ScmFinalization {
         }
         let mut n = st.clone();
         n.purged_index = st.db_index[l];
-        Self::push(out, "PurgeLog", vec![], n);
+        Self::push(out, Action::PurgeLog, vec![], n);
     }
 
     /// `FinalizeDatanode(d)` (line 155).
-    fn finalize_datanode(&self, st: &State, d: usize, out: &mut Vec<Step<State>>) {
+    fn finalize_datanode(&self, st: &State, d: usize, out: &mut Vec<Step<State, Action>>) {
         let Some(l) = Self::up_leader(st) else {
             return;
         };
@@ -217,11 +242,11 @@ impl ScmFinalization {
         }
         let mut n = st.clone();
         n.dn_version |= 1 << d;
-        Self::push(out, "FinalizeDatanode", vec![self.dn(d)], n);
+        Self::push(out, Action::FinalizeDatanode, vec![self.dn(d)], n);
     }
 
     /// `ApplyEntry(s)` (line 175).
-    fn apply_entry(&self, st: &State, s: usize, out: &mut Vec<Step<State>>) {
+    fn apply_entry(&self, st: &State, s: usize, out: &mut Vec<Step<State, Action>>) {
         let i = st.db_index[s];
         if !bit(st.up, s)
             || st.install[s] != Phase::Idle
@@ -236,11 +261,11 @@ impl ScmFinalization {
             n.version_file |= 1 << s;
             n.db_version |= 1 << s;
         }
-        Self::push(out, "ApplyEntry", vec![self.scm(s)], n);
+        Self::push(out, Action::ApplyEntry, vec![self.scm(s)], n);
     }
 
     /// `NotifyInstall(s)` (line 195).
-    fn notify_install(&self, st: &State, s: usize, out: &mut Vec<Step<State>>) {
+    fn notify_install(&self, st: &State, s: usize, out: &mut Vec<Step<State, Action>>) {
         let Some(l) = Self::up_leader(st) else {
             return;
         };
@@ -254,11 +279,11 @@ impl ScmFinalization {
         let mut n = st.clone();
         n.install[s] = Phase::Downloaded;
         n.ckpt_index[s] = st.db_index[l];
-        Self::push(out, "NotifyInstall", vec![self.scm(s)], n);
+        Self::push(out, Action::NotifyInstall, vec![self.scm(s)], n);
     }
 
     /// `ReplaceDb(s)` (line 211).
-    fn replace_db(&self, st: &State, s: usize, out: &mut Vec<Step<State>>) {
+    fn replace_db(&self, st: &State, s: usize, out: &mut Vec<Step<State, Action>>) {
         if !bit(st.up, s) || st.install[s] != Phase::Downloaded {
             return;
         }
@@ -270,11 +295,11 @@ impl ScmFinalization {
             n.db_version &= !(1 << s);
         }
         n.install[s] = Phase::Swapped;
-        Self::push(out, "ReplaceDb", vec![self.scm(s)], n);
+        Self::push(out, Action::ReplaceDb, vec![self.scm(s)], n);
     }
 
     /// `FinalizeFromSnapshot(s)` (line 228).
-    fn finalize_from_snapshot(&self, st: &State, s: usize, out: &mut Vec<Step<State>>) {
+    fn finalize_from_snapshot(&self, st: &State, s: usize, out: &mut Vec<Step<State, Action>>) {
         if !bit(st.up, s) || st.install[s] != Phase::Swapped {
             return;
         }
@@ -282,11 +307,11 @@ impl ScmFinalization {
         // Max(versionFile[s], dbVersion[s]) over {0, 1}.
         n.version_file |= st.db_version & (1 << s);
         n.install[s] = Phase::Idle;
-        Self::push(out, "FinalizeFromSnapshot", vec![self.scm(s)], n);
+        Self::push(out, Action::FinalizeFromSnapshot, vec![self.scm(s)], n);
     }
 
     /// `Register(s, d)` (line 239).
-    fn register(&self, st: &State, s: usize, d: usize, out: &mut Vec<Step<State>>) {
+    fn register(&self, st: &State, s: usize, d: usize, out: &mut Vec<Step<State, Action>>) {
         if !Self::caught_up(st, s)
             || bit(st.dn_fenced, d)
             || bit(st.registered[s], d)
@@ -297,11 +322,11 @@ impl ScmFinalization {
         }
         let mut n = st.clone();
         n.registered[s] |= 1 << d;
-        Self::push(out, "Register", vec![self.scm(s), self.dn(d)], n);
+        Self::push(out, Action::Register, vec![self.scm(s), self.dn(d)], n);
     }
 
     /// `FenceDatanode(s, d)` (line 257).
-    fn fence_datanode(&self, st: &State, s: usize, d: usize, out: &mut Vec<Step<State>>) {
+    fn fence_datanode(&self, st: &State, s: usize, d: usize, out: &mut Vec<Step<State, Action>>) {
         if !Self::caught_up(st, s)
             || bit(st.dn_fenced, d)
             || bit(st.registered[s], d)
@@ -315,11 +340,11 @@ impl ScmFinalization {
         for r in &mut n.registered {
             *r &= !(1 << d);
         }
-        Self::push(out, "FenceDatanode", vec![self.scm(s), self.dn(d)], n);
+        Self::push(out, Action::FenceDatanode, vec![self.scm(s), self.dn(d)], n);
     }
 
     /// `Crash(s)` (line 270).
-    fn crash(&self, st: &State, s: usize, out: &mut Vec<Step<State>>) {
+    fn crash(&self, st: &State, s: usize, out: &mut Vec<Step<State, Action>>) {
         if !bit(st.up, s) {
             return;
         }
@@ -331,11 +356,11 @@ impl ScmFinalization {
         if st.leader == Some(s) {
             n.leader = None;
         }
-        Self::push(out, "Crash", vec![self.scm(s)], n);
+        Self::push(out, Action::Crash, vec![self.scm(s)], n);
     }
 
     /// `Stop(s)` (line 284).
-    fn stop(&self, st: &State, s: usize, out: &mut Vec<Step<State>>) {
+    fn stop(&self, st: &State, s: usize, out: &mut Vec<Step<State, Action>>) {
         if !bit(st.up, s) || st.install[s] != Phase::Idle {
             return;
         }
@@ -345,11 +370,11 @@ impl ScmFinalization {
         if st.leader == Some(s) {
             n.leader = None;
         }
-        Self::push(out, "Stop", vec![self.scm(s)], n);
+        Self::push(out, Action::Stop, vec![self.scm(s)], n);
     }
 
     /// `Restart(s)` (line 300).
-    fn restart(&self, st: &State, s: usize, out: &mut Vec<Step<State>>) {
+    fn restart(&self, st: &State, s: usize, out: &mut Vec<Step<State, Action>>) {
         if bit(st.up, s) {
             return;
         }
@@ -358,7 +383,7 @@ impl ScmFinalization {
         if self.finalize_from_db_on_startup {
             n.version_file |= st.db_version & (1 << s);
         }
-        Self::push(out, "Restart", vec![self.scm(s)], n);
+        Self::push(out, Action::Restart, vec![self.scm(s)], n);
     }
 
     /// `TypeOK` (line 70).
@@ -500,22 +525,7 @@ impl Mirror for ScmFinalization {
         "dnVersion",
         "dnFenced",
     ];
-    const ACTIONS: &'static [&'static str] = &[
-        "Propose",
-        "Finalize",
-        "PurgeLog",
-        "FinalizeDatanode",
-        "BecomeLeader",
-        "ApplyEntry",
-        "NotifyInstall",
-        "ReplaceDb",
-        "FinalizeFromSnapshot",
-        "Crash",
-        "Stop",
-        "Restart",
-        "Register",
-        "FenceDatanode",
-    ];
+    type Action = Action;
     const INVARIANTS: &'static [&'static str] =
         &["TypeOK", "VersionFileCoversDb", "NoFinalizedDatanodeFenced"];
     const PATCH_CONSTANT: &'static str = "FinalizeFromDbOnStartup";
@@ -568,7 +578,7 @@ impl Mirror for ScmFinalization {
     }
 
     /// `Next` (line 311), disjunct by disjunct, in the spec's order.
-    fn next(&self, st: &State) -> Vec<Step<State>> {
+    fn next(&self, st: &State) -> Vec<Step<State, Action>> {
         let mut out = Vec::new();
         self.propose(st, &mut out);
         self.finalize(st, &mut out);
@@ -1068,7 +1078,7 @@ mod tests {
                 Some(p) => assert!(
                     m.next(p)
                         .iter()
-                        .any(|step| step.action == *action && step.next == st),
+                        .any(|step| step.action.name() == *action && step.next == st),
                     "state {} is no {action} successor of state {i}",
                     i + 1
                 ),
@@ -1088,7 +1098,7 @@ mod tests {
         let restarts: Vec<_> = fixed
             .next(&crashed)
             .into_iter()
-            .filter(|s| s.action == "Restart")
+            .filter(|s| s.action == Action::Restart)
             .collect();
         assert_eq!(restarts.len(), 1);
         assert_eq!(restarts[0].params, [TlaValue::model("s2")]);
@@ -1122,7 +1132,7 @@ mod tests {
             let mut steps: Vec<_> = m
                 .next(&st)
                 .into_iter()
-                .filter(|s| s.action == *action && s.params == *params)
+                .filter(|s| s.action.name() == *action && s.params == *params)
                 .collect();
             assert_eq!(steps.len(), 1, "step {}: {action}{params:?}", i + 1);
             st = steps.remove(0).next;
@@ -1188,10 +1198,9 @@ mod tests {
         let m = mirror(true);
         for st in fixed_bfs().states.iter().take(2000) {
             for step in m.next(st) {
-                assert!(ScmFinalization::ACTIONS.contains(&step.action));
                 let want = match step.action {
-                    "Propose" | "Finalize" | "PurgeLog" => 0,
-                    "Register" | "FenceDatanode" => 2,
+                    Action::Propose | Action::Finalize | Action::PurgeLog => 0,
+                    Action::Register | Action::FenceDatanode => 2,
                     _ => 1,
                 };
                 assert_eq!(step.params.len(), want, "{}", step.action);

@@ -1,6 +1,15 @@
 //! HDDS-17089: SCM upgrade finalization across a snapshot install.
 //! Its description (invariants, codes, advice, spec citation) is [`ABOUT`], which the monitor and the
 //! witness both read; the spec is `traces/scm-finalization/ScmFinalization.tla`.
+//!
+//! **One reading, two kinds of state.** The monitor (`monitor.rs`) and the witness table (`witness.rs`) read
+//! the same lines in one pass (the monitor feeds the table through `Model::witness`), through the same
+//! predicates ([`ABOUT`]'s role, the lifecycle, `witness::datanode_of`) and the mirror's typed actions. Their
+//! state differs because their jobs do: the monitor decides with partial knowledge (each SCM's database
+//! version ahead of its VERSION file, the fences within the clock skew of a peer's finalize, pruned as time
+//! passes) and says *inconclusive* where a line it needs is missing; the witness table reconstructs the
+//! mirror's actions for `export` (each SCM's run, stop and install steps, how nodes are named as model
+//! values) and decides nothing: the mirror does.
 
 pub mod logs;
 pub mod mirror;

@@ -7,6 +7,7 @@
 //! version A`). Actions: `ReplaceDb(s)`, `FinalizeFromSnapshot(s)`, `Crash(s)`/`Stop(s)`/`Restart(s)`,
 //! `ApplyEntry(s)` (a finalize step), `FenceDatanode(s, d)`.
 
+use super::witness::datanode_of;
 use super::ABOUT;
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
@@ -473,12 +474,10 @@ impl Model for ScmFinalization {
                 match peer.filter(|_| doubted.is_none()) {
                     Some((p, v, at)) => {
                         let inv = invariant(self, "NoFinalizedDatanodeFenced");
-                        let dn = match e.field("datanode") {
-                            Some(Value::Datanode { uuid, host, .. }) => match host {
-                                Some(h) => format!("{uuid} ({h})"),
-                                None => uuid.clone(),
-                            },
-                            _ => "a datanode".into(),
+                        let dn = match datanode_of(e) {
+                            Some((uuid, Some(h))) => format!("{uuid} ({h})"),
+                            Some((uuid, None)) => uuid,
+                            None => "a datanode".into(),
                         };
                         let mut related = vec![(
                             at,

@@ -21,9 +21,10 @@
 //! lines (`Current Snapshot Index {}, takeSnapshot took {} ms`, `Took a snapshot at index {}`) have no rule in
 //! the shipped grammar, so the timeline does not show them.
 
+use super::mirror::Action;
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
-use crate::spec::export::{model_value_for, Witness, Witnessed};
+use crate::spec::export::{action_names, model_value_for, Witness, Witnessed};
 use crate::spec::Constants;
 use crate::timeline::Timeline;
 use crate::tla::value::TlaValue;
@@ -32,7 +33,12 @@ use crate::vocab::EventKind;
 use std::collections::{BTreeSet, HashMap};
 
 /// Actions no log line read by the shipped grammar witnesses: see the module documentation.
-pub const HIDDEN: &[&str] = &["Propose", "ApplyEntry", "PurgeLog", "Crash"];
+pub const HIDDEN: &[Action] = &[
+    Action::Propose,
+    Action::ApplyEntry,
+    Action::PurgeLog,
+    Action::Crash,
+];
 
 /// What the walk remembers of one SCM node.
 #[derive(Debug, Default)]
@@ -60,8 +66,12 @@ impl Scm {
     }
 
     /// The action a logged stop witnesses.
-    fn stop_action(&mut self) -> &'static str {
-        let action = if self.mid_install() { "Crash" } else { "Stop" };
+    fn stop_action(&mut self) -> Action {
+        let action = if self.mid_install() {
+            Action::Crash
+        } else {
+            Action::Stop
+        };
         self.stopped = true;
         self.downloaded = false;
         self.swapped = false;
@@ -69,7 +79,9 @@ impl Scm {
     }
 }
 
-fn datanode_of(e: &Event) -> Option<(String, Option<String>)> {
+/// The datanode a fence or finalize line names: its uuid and, where the line shows it, its host; the monitor
+/// names the fenced datanode with it too.
+pub(super) fn datanode_of(e: &Event) -> Option<(String, Option<String>)> {
     match e.field("datanode")? {
         Value::Datanode { uuid, host, .. } => Some((uuid.clone(), host.clone())),
         _ => None,
@@ -120,7 +132,7 @@ impl Names {
 pub struct Table {
     names: Option<Names>,
     scms: HashMap<u32, Scm>,
-    out: Vec<Witness>,
+    out: Vec<Witness<Action>>,
     ignored: BTreeSet<&'static str>,
     named_leaders: BTreeSet<String>,
 }
@@ -149,18 +161,20 @@ impl Table {
                 _ => model_value_for(&uuid),
             })
         };
-        let w =
-            |out: &mut Vec<Witness>, event: usize, action: &'static str, params: Vec<TlaValue>| {
-                out.push(Witness {
-                    event,
-                    action,
-                    params,
-                })
-            };
+        let w = |out: &mut Vec<Witness<Action>>,
+                 event: usize,
+                 action: Action,
+                 params: Vec<TlaValue>| {
+            out.push(Witness {
+                event,
+                action,
+                params,
+            })
+        };
         if e.kind == EventKind::FinalizeForced {
             // Only an SCM logs it; test output may not tell which (an IPC handler thread), and Finalize has no
             // parameter.
-            w(out, i, "Finalize", vec![]);
+            w(out, i, Action::Finalize, vec![]);
             return;
         }
         // An SCM's event: one with a node that plays the SCM role (the node is what names it below).
@@ -184,7 +198,7 @@ impl Table {
         match life {
             Some(LifeStep::Started { crashed }) if st.ran && (st.stopped || crashed.is_some()) => {
                 if crashed.is_some() && !st.stopped {
-                    w(out, i, "Crash", vec![s.clone()]);
+                    w(out, i, Action::Crash, vec![s.clone()]);
                 }
                 st.stopped = false;
                 st.swapped = false;
@@ -206,7 +220,7 @@ impl Table {
                     })
                     .map(|(k, _)| i + 1 + k);
                 if st.restart_at.is_none() {
-                    w(out, i, "Restart", vec![s.clone()]);
+                    w(out, i, Action::Restart, vec![s.clone()]);
                 }
             }
             Some(LifeStep::Stopping) if test_output(i) && !st.stopped => {
@@ -223,11 +237,11 @@ impl Table {
                 w(out, i, action, vec![s.clone()]);
             }
             EventKind::VersionManagerInitialized if st.restart_at == Some(i) => {
-                w(out, i, "Restart", vec![s.clone()]);
+                w(out, i, Action::Restart, vec![s.clone()]);
                 st.restart_at = None;
             }
             EventKind::ScmRaftServerCreated => st.starting = false,
-            EventKind::ScmBecameLeader => w(out, i, "BecomeLeader", vec![s.clone()]),
+            EventKind::ScmBecameLeader => w(out, i, Action::BecomeLeader, vec![s.clone()]),
             EventKind::VersionFinalized => {
                 // One line per version step: the last of the run completes the step.
                 let last = events
@@ -237,40 +251,40 @@ impl Table {
                 if st.starting || st.swapped || !last {
                     ignored.insert("VersionFinalized");
                 } else {
-                    w(out, i, "ApplyEntry", vec![s.clone()]);
+                    w(out, i, Action::ApplyEntry, vec![s.clone()]);
                 }
             }
             EventKind::VersionAlreadyFinalized if !st.swapped => {
-                w(out, i, "ApplyEntry", vec![s.clone()])
+                w(out, i, Action::ApplyEntry, vec![s.clone()])
             }
             EventKind::CheckpointDownloaded => {
-                w(out, i, "NotifyInstall", vec![s.clone()]);
+                w(out, i, Action::NotifyInstall, vec![s.clone()]);
                 st.downloaded = true;
             }
             EventKind::CheckpointInstalled => {
-                w(out, i, "ReplaceDb", vec![s.clone()]);
+                w(out, i, Action::ReplaceDb, vec![s.clone()]);
                 st.downloaded = false;
                 st.swapped = true;
             }
             EventKind::ScmStateReloaded | EventKind::StateMachineReinitializing if st.swapped => {
-                w(out, i, "FinalizeFromSnapshot", vec![s.clone()]);
+                w(out, i, Action::FinalizeFromSnapshot, vec![s.clone()]);
                 st.swapped = false;
             }
             // Only from a known SCM: `FinalizeDatanode(d)` needs `d` registered with the leader, and a line
             // on an IPC handler thread whose SCM no port tells leaves that registration unwitnessed too.
             EventKind::DatanodeFinalizeSent => {
                 if let Some(d) = dn_value(e) {
-                    w(out, i, "FinalizeDatanode", vec![d]);
+                    w(out, i, Action::FinalizeDatanode, vec![d]);
                 }
             }
             EventKind::DatanodeRegistered => {
                 if let Some(d) = dn_value(e) {
-                    w(out, i, "Register", vec![s.clone(), d]);
+                    w(out, i, Action::Register, vec![s.clone(), d]);
                 }
             }
             EventKind::DatanodeFenced => {
                 if let Some(d) = dn_value(e) {
-                    w(out, i, "FenceDatanode", vec![s.clone(), d]);
+                    w(out, i, Action::FenceDatanode, vec![s.clone(), d]);
                 }
             }
             EventKind::ScmFollowerLeaderChanged => {
@@ -303,15 +317,15 @@ impl Table {
         let mut finalizes = 0;
         for x in &out {
             match x.action {
-                "FinalizeDatanode" => {
+                Action::FinalizeDatanode => {
                     dn_set.insert(x.params[0].clone());
                 }
-                "Register" | "FenceDatanode" => {
+                Action::Register | Action::FenceDatanode => {
                     scm_set.insert(x.params[0].clone());
                     dn_set.insert(x.params[1].clone());
                 }
-                "Finalize" => finalizes += 1,
-                "Propose" | "PurgeLog" => {}
+                Action::Finalize => finalizes += 1,
+                Action::Propose | Action::PurgeLog => {}
                 _ => {
                     scm_set.insert(x.params[0].clone());
                 }
@@ -353,9 +367,9 @@ impl Table {
             ));
         }
         Witnessed {
-            witnesses: out,
+            witnesses: out.into_iter().map(Witness::named).collect(),
             constants,
-            hidden: HIDDEN,
+            hidden: action_names(HIDDEN),
             notes,
         }
     }
@@ -442,7 +456,7 @@ mod tests {
         let tl = timeline("violating");
         let w = witnesses(&tl);
         assert_eq!(listed(&tl, &w), VIOLATING);
-        assert_eq!(w.hidden, HIDDEN);
+        assert_eq!(w.hidden, action_names(HIDDEN));
         assert_eq!(
             w.constants["Scms"].to_string(),
             "{scm1, scm2, scm3}",

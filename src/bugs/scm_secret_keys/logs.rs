@@ -19,7 +19,7 @@
 //! | `Restart(s)` | `STARTUP_MSG` banner, `Updated lastAppliedTermIndex ...` |
 //! | `ExpireKey(k)`, `PurgeLog`, `Crash(s)` | nothing (hidden) |
 
-use super::mirror::{KeySet, ScmSecretKeys, State};
+use super::mirror::{Action, KeySet, ScmSecretKeys, State};
 use crate::refinement::scm::{self, HAM, STARTER};
 use crate::refinement::{host_of, startup_banner, Behaviour, Logs, Render, Rng};
 use crate::spec::{Constants, Step};
@@ -265,13 +265,13 @@ impl Render<ScmSecretKeys> for Renderer {
                 && scms.iter().any(|scm| cut(scm, None)))
     }
     /// A failed save ends with the SCM terminating: its last line shows the stop too.
-    fn shows(witnessed: &str, took: &str) -> bool {
-        witnessed == took || (witnessed == "Stop" && took == "FailSave")
+    fn shows(witnessed: Action, took: Action) -> bool {
+        witnessed == took || (witnessed == Action::Stop && took == Action::FailSave)
     }
     /// Purging the Raft log prints nothing and changes no key set; a key's expiry is shown by the instants
     /// the lines around it print.
-    fn silent_and_irrelevant(action: &str) -> bool {
-        matches!(action, "PurgeLog" | "ExpireKey")
+    fn silent_and_irrelevant(action: Action) -> bool {
+        matches!(action, Action::PurgeLog | Action::ExpireKey)
     }
     fn monitor() -> Box<dyn crate::model::Model> {
         Box::new(super::monitor::ScmSecretKeys::default())
@@ -322,24 +322,28 @@ impl Render<ScmSecretKeys> for Renderer {
         r
     }
 
-    fn plan(&mut self, _m: &ScmSecretKeys, b: &Behaviour<State>) {
+    fn plan(&mut self, _m: &ScmSecretKeys, b: &Behaviour<State, Action>) {
         for (j, st) in b.steps.iter().enumerate() {
             let before = b.state(j);
             if st.next.last_key > before.last_key {
                 self.keys[usize::from(st.next.last_key) - 1].created = Logs::step_start(j + 1);
             }
-            if st.action == "ExpireKey" {
+            if st.action == Action::ExpireKey {
                 let k = st.params[0].as_i64().expect("a key id") as usize;
                 self.keys[k - 1].expires = Some(Logs::step_start(j + 1) - 1_000);
             }
         }
     }
 
-    fn weight(action: &str) -> u64 {
+    fn weight(action: Action) -> u64 {
         match action {
-            "PurgeLog" | "NotifyInstall" | "FetchKeys" | "ReplaceDb" | "FailSave" => 8,
-            "Crash" => 2,
-            "Stop" => 1,
+            Action::PurgeLog
+            | Action::NotifyInstall
+            | Action::FetchKeys
+            | Action::ReplaceDb
+            | Action::FailSave => 8,
+            Action::Crash => 2,
+            Action::Stop => 1,
             _ => 4,
         }
     }
@@ -348,13 +352,13 @@ impl Render<ScmSecretKeys> for Renderer {
         &mut self,
         _m: &ScmSecretKeys,
         before: &State,
-        step: &Step<State>,
+        step: &Step<State, Action>,
         _rng: &mut Rng,
         logs: &mut Logs,
     ) {
         let after = &step.next;
         match step.action {
-            "BecomeLeader" => {
+            Action::BecomeLeader => {
                 let s = self.idx(&step.params[0]);
                 self.term += 1;
                 let n = &self.scms[s];
@@ -392,7 +396,7 @@ impl Render<ScmSecretKeys> for Renderer {
                     }
                 }
             }
-            "RotateKey" => {
+            Action::RotateKey => {
                 let l = before.leader.expect("RotateKey needs a leader");
                 let n = &self.scms[l];
                 logs.record(
@@ -406,11 +410,11 @@ impl Render<ScmSecretKeys> for Renderer {
                     ),
                 );
             }
-            "ReplicateKeys" => {
+            Action::ReplicateKeys => {
                 let s = self.idx(&step.params[0]);
                 self.apply_keys(s, after.key_file[s], logs);
             }
-            "NotifyInstall" => {
+            Action::NotifyInstall => {
                 let s = self.idx(&step.params[0]);
                 let l = before.leader.expect("NotifyInstall needs a leader");
                 let idx = self.base + u64::from(after.ckpt_index[s]);
@@ -418,7 +422,7 @@ impl Render<ScmSecretKeys> for Renderer {
                 logs.record(n.file, &format!("{}-server-thread1", n.id), "INFO", SSM, &format!("Received install snapshot notification from SCM leader: {}:9894 with term index: (t:{}, i:{idx})", ln.host, self.term));
                 logs.record(n.file, &format!("{}-SCMInstallSnapshot-0", n.host), "INFO", HAM, &format!("Downloaded checkpoint from Leader {} to the location /data/metadata/snapshot/scm.db-{}-{}", ln.host, ln.host, Logs::step_start(0) + idx as i64));
             }
-            "FetchKeys" => {
+            Action::FetchKeys => {
                 let s = self.idx(&step.params[0]);
                 let n = &self.scms[s];
                 logs.record(
@@ -432,13 +436,13 @@ impl Render<ScmSecretKeys> for Renderer {
                     ),
                 );
             }
-            "ReplaceDb" => {
+            Action::ReplaceDb => {
                 let s = self.idx(&step.params[0]);
                 let idx = self.base + u64::from(before.ckpt_index[s]);
                 let (n, t) = (&self.scms[s], self.updater(s));
                 scm::replace_db(logs, n.file, &t, &n.id, self.term, idx);
             }
-            "SaveKeys" => {
+            Action::SaveKeys => {
                 let s = self.idx(&step.params[0]);
                 if !self.patched {
                     let idx = self.base + u64::from(before.ckpt_index[s]);
@@ -456,7 +460,7 @@ impl Render<ScmSecretKeys> for Renderer {
                 }
                 self.apply_keys(s, after.key_file[s], logs);
             }
-            "FailSave" => {
+            Action::FailSave => {
                 let s = self.idx(&step.params[0]);
                 let (n, t) = (&self.scms[s], self.updater(s));
                 logs.record(n.file, &t, "ERROR", SSM, &format!("Failed to reinitialize SCMStateMachine.\njava.io.IOException: Error saving SecretKeys to file {KEY_FILE}\n\tat org.apache.hadoop.hdds.security.symmetric.LocalSecretKeyStore.save(LocalSecretKeyStore.java:109)"));
@@ -470,17 +474,18 @@ impl Render<ScmSecretKeys> for Renderer {
                 logs.record(n.file, &t, "ERROR", "org.apache.hadoop.hdds.scm.server.StorageContainerManager", "Terminating with exit status 0: scm statemachine is closed by ratis, terminate SCM");
                 self.stop_banner(s, logs);
             }
-            "Stop" => {
+            Action::Stop => {
                 let s = self.idx(&step.params[0]);
                 scm::sigterm(logs, self.scms[s].file);
                 self.stop_banner(s, logs);
             }
-            "Restart" => {
+            Action::Restart => {
                 let s = self.idx(&step.params[0]);
                 self.start_lines(s, self.base + u64::from(before.db_index[s]), logs);
             }
             // Hidden: ExpireKey(k), PurgeLog, Crash(s).
-            _ => {}
+            // Hidden: these print nothing.
+            Action::ExpireKey | Action::PurgeLog | Action::Crash => {}
         }
     }
 }

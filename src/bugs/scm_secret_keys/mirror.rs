@@ -16,6 +16,25 @@ use crate::spec::{constants, Constants, Mirror, ShippedSpec, Step};
 use crate::tla::value::TlaValue;
 use std::fmt;
 
+crate::spec_actions! {
+    /// The actions `Next` is the disjunction of, in its order, as the module names them.
+    pub enum Action {
+        RotateKey,
+        ExpireKey,
+        PurgeLog,
+        BecomeLeader,
+        ReplicateKeys,
+        NotifyInstall,
+        FetchKeys,
+        ReplaceDb,
+        SaveKeys,
+        FailSave,
+        Crash,
+        Stop,
+        Restart,
+    }
+}
+
 /// The most keys a [`KeySet`] holds: `MaxKeys <= MAX_KEYS`. 128 rather than 64 so that an export of a long
 /// log (three keys a fortnight) is a behaviour of the mirror for about 40 fortnights, not 20.
 pub const MAX_KEYS: u8 = 128;
@@ -90,8 +109,9 @@ impl fmt::Debug for KeySet {
 }
 
 /// `Phases == {"Idle", "Downloaded", "Fetched", "Swapped", "Saved"}`: the snapshot install phase of a node.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, Default)]
 pub enum Phase {
+    #[default]
     Idle,
     Downloaded,
     Fetched,
@@ -172,8 +192,8 @@ impl ScmSecretKeys {
 
     fn push(
         &self,
-        out: &mut Vec<Step<State>>,
-        action: &'static str,
+        out: &mut Vec<Step<State, Action>>,
+        action: Action,
         params: Vec<TlaValue>,
         next: State,
     ) {
@@ -191,7 +211,7 @@ impl ScmSecretKeys {
     // ---- Leader side --------------------------------------------------------------------------------
 
     /// `RotateKey` (ScmSecretKeys.tla line 100).
-    fn rotate_key(&self, st: &State, out: &mut Vec<Step<State>>) {
+    fn rotate_key(&self, st: &State, out: &mut Vec<Step<State, Action>>) {
         let Some(l) = st.leader else { return };
         if !(st.up[l]
             && st.install[l] == Phase::Idle
@@ -209,33 +229,33 @@ impl ScmSecretKeys {
                 .minus(st.expired)
                 .union(KeySet::single(st.last_key + 1)),
         );
-        self.push(out, "RotateKey", vec![], n);
+        self.push(out, Action::RotateKey, vec![], n);
     }
 
     /// `ExpireKey(k)` (ScmSecretKeys.tla line 115).
-    fn expire_key(&self, st: &State, k: u8, out: &mut Vec<Step<State>>) {
+    fn expire_key(&self, st: &State, k: u8, out: &mut Vec<Step<State, Action>>) {
         let live = KeySet::upto(st.last_key).minus(st.expired); // Generated \ expired
         if !(live.contains(k) && k < st.last_key && live.iter().all(|j| k <= j)) {
             return;
         }
         let mut n = st.clone();
         n.expired = st.expired.union(KeySet::single(k));
-        self.push(out, "ExpireKey", vec![TlaValue::int(i64::from(k))], n);
+        self.push(out, Action::ExpireKey, vec![TlaValue::int(i64::from(k))], n);
     }
 
     /// `PurgeLog` (ScmSecretKeys.tla line 127).
-    fn purge_log(&self, st: &State, out: &mut Vec<Step<State>>) {
+    fn purge_log(&self, st: &State, out: &mut Vec<Step<State, Action>>) {
         let Some(l) = st.leader else { return };
         if !(st.up[l] && st.purged_index < st.db_index[l]) {
             return;
         }
         let mut n = st.clone();
         n.purged_index = st.db_index[l];
-        self.push(out, "PurgeLog", vec![], n);
+        self.push(out, Action::PurgeLog, vec![], n);
     }
 
     /// `BecomeLeader(s)` (ScmSecretKeys.tla line 145).
-    fn become_leader(&self, st: &State, s: usize, out: &mut Vec<Step<State>>) {
+    fn become_leader(&self, st: &State, s: usize, out: &mut Vec<Step<State, Action>>) {
         if !(st.up[s]
             && st.install[s] == Phase::Idle
             && st.leader != Some(s)
@@ -263,13 +283,13 @@ impl ScmSecretKeys {
             n.last_key = st.last_key + 1;
             n.log.push(KeySet::single(st.last_key + 1));
         }
-        self.push(out, "BecomeLeader", vec![self.node(s)], n);
+        self.push(out, Action::BecomeLeader, vec![self.node(s)], n);
     }
 
     // ---- Every SCM ----------------------------------------------------------------------------------
 
     /// `ReplicateKeys(s)` (ScmSecretKeys.tla line 172).
-    fn replicate_keys(&self, st: &State, s: usize, out: &mut Vec<Step<State>>) {
+    fn replicate_keys(&self, st: &State, s: usize, out: &mut Vec<Step<State, Action>>) {
         if !(st.up[s]
             && st.install[s] == Phase::Idle
             && usize::from(st.db_index[s]) < st.log.len()
@@ -282,11 +302,11 @@ impl ScmSecretKeys {
         n.db_index[s] = st.db_index[s] + 1;
         n.mem_keys[s] = entry;
         n.key_file[s] = entry;
-        self.push(out, "ReplicateKeys", vec![self.node(s)], n);
+        self.push(out, Action::ReplicateKeys, vec![self.node(s)], n);
     }
 
     /// `NotifyInstall(s)` (ScmSecretKeys.tla line 191).
-    fn notify_install(&self, st: &State, s: usize, out: &mut Vec<Step<State>>) {
+    fn notify_install(&self, st: &State, s: usize, out: &mut Vec<Step<State, Action>>) {
         let Some(l) = st.leader else { return };
         if !(st.up[s]
             && l != s
@@ -299,11 +319,11 @@ impl ScmSecretKeys {
         let mut n = st.clone();
         n.install[s] = Phase::Downloaded;
         n.ckpt_index[s] = st.db_index[l];
-        self.push(out, "NotifyInstall", vec![self.node(s)], n);
+        self.push(out, Action::NotifyInstall, vec![self.node(s)], n);
     }
 
     /// `FetchKeys(s)` (ScmSecretKeys.tla line 205).
-    fn fetch_keys(&self, st: &State, s: usize, out: &mut Vec<Step<State>>) {
+    fn fetch_keys(&self, st: &State, s: usize, out: &mut Vec<Step<State, Action>>) {
         let Some(l) = st.leader else { return };
         if !(st.up[s]
             && st.install[s] == Phase::Downloaded
@@ -315,11 +335,11 @@ impl ScmSecretKeys {
         let mut n = st.clone();
         n.fetched_keys[s] = st.mem_keys[l];
         n.install[s] = Phase::Fetched;
-        self.push(out, "FetchKeys", vec![self.node(s)], n);
+        self.push(out, Action::FetchKeys, vec![self.node(s)], n);
     }
 
     /// `ReplaceDb(s)` (ScmSecretKeys.tla line 220).
-    fn replace_db(&self, st: &State, s: usize, out: &mut Vec<Step<State>>) {
+    fn replace_db(&self, st: &State, s: usize, out: &mut Vec<Step<State, Action>>) {
         let (from, to) = if self.save_keys_before_db_swap {
             (Phase::Saved, Phase::Idle)
         } else {
@@ -331,11 +351,11 @@ impl ScmSecretKeys {
         let mut n = st.clone();
         n.db_index[s] = st.ckpt_index[s];
         n.install[s] = to;
-        self.push(out, "ReplaceDb", vec![self.node(s)], n);
+        self.push(out, Action::ReplaceDb, vec![self.node(s)], n);
     }
 
     /// `SaveKeys(s)` (ScmSecretKeys.tla line 235).
-    fn save_keys(&self, st: &State, s: usize, out: &mut Vec<Step<State>>) {
+    fn save_keys(&self, st: &State, s: usize, out: &mut Vec<Step<State, Action>>) {
         let (from, to) = if self.save_keys_before_db_swap {
             (Phase::Fetched, Phase::Saved)
         } else {
@@ -348,7 +368,7 @@ impl ScmSecretKeys {
         n.mem_keys[s] = st.fetched_keys[s];
         n.key_file[s] = st.fetched_keys[s];
         n.install[s] = to;
-        self.push(out, "SaveKeys", vec![self.node(s)], n);
+        self.push(out, Action::SaveKeys, vec![self.node(s)], n);
     }
 
     /// The state after `s` terminates in the middle of anything (the common body of `FailSave` and `Crash`).
@@ -366,7 +386,7 @@ impl ScmSecretKeys {
     }
 
     /// `FailSave(s)` (ScmSecretKeys.tla line 254).
-    fn fail_save(&self, st: &State, s: usize, out: &mut Vec<Step<State>>) {
+    fn fail_save(&self, st: &State, s: usize, out: &mut Vec<Step<State, Action>>) {
         let during = if self.save_keys_before_db_swap {
             Phase::Fetched
         } else {
@@ -375,19 +395,29 @@ impl ScmSecretKeys {
         if !(st.up[s] && st.install[s] == during) {
             return;
         }
-        self.push(out, "FailSave", vec![self.node(s)], self.terminated(st, s));
+        self.push(
+            out,
+            Action::FailSave,
+            vec![self.node(s)],
+            self.terminated(st, s),
+        );
     }
 
     /// `Crash(s)` (ScmSecretKeys.tla line 268).
-    fn crash(&self, st: &State, s: usize, out: &mut Vec<Step<State>>) {
+    fn crash(&self, st: &State, s: usize, out: &mut Vec<Step<State, Action>>) {
         if !st.up[s] {
             return;
         }
-        self.push(out, "Crash", vec![self.node(s)], self.terminated(st, s));
+        self.push(
+            out,
+            Action::Crash,
+            vec![self.node(s)],
+            self.terminated(st, s),
+        );
     }
 
     /// `Stop(s)` (ScmSecretKeys.tla line 283).
-    fn stop(&self, st: &State, s: usize, out: &mut Vec<Step<State>>) {
+    fn stop(&self, st: &State, s: usize, out: &mut Vec<Step<State, Action>>) {
         if !(st.up[s] && st.install[s] == Phase::Idle) {
             return;
         }
@@ -397,17 +427,17 @@ impl ScmSecretKeys {
         if st.leader == Some(s) {
             n.leader = None;
         }
-        self.push(out, "Stop", vec![self.node(s)], n);
+        self.push(out, Action::Stop, vec![self.node(s)], n);
     }
 
     /// `Restart(s)` (ScmSecretKeys.tla line 298).
-    fn restart(&self, st: &State, s: usize, out: &mut Vec<Step<State>>) {
+    fn restart(&self, st: &State, s: usize, out: &mut Vec<Step<State, Action>>) {
         if st.up[s] {
             return;
         }
         let mut n = st.clone();
         n.up[s] = true;
-        self.push(out, "Restart", vec![self.node(s)], n);
+        self.push(out, Action::Restart, vec![self.node(s)], n);
     }
 
     // ---- Invariants ---------------------------------------------------------------------------------
@@ -549,21 +579,7 @@ impl Mirror for ScmSecretKeys {
         "lastKey",
         "expired",
     ];
-    const ACTIONS: &'static [&'static str] = &[
-        "RotateKey",
-        "ExpireKey",
-        "PurgeLog",
-        "BecomeLeader",
-        "ReplicateKeys",
-        "NotifyInstall",
-        "FetchKeys",
-        "ReplaceDb",
-        "SaveKeys",
-        "FailSave",
-        "Crash",
-        "Stop",
-        "Restart",
-    ];
+    type Action = Action;
     const INVARIANTS: &'static [&'static str] =
         &["TypeOK", "KeyFileCoversDb", "NoUnexpiredKeyDropped"];
     const PATCH_CONSTANT: &'static str = "SaveKeysBeforeDbSwap";
@@ -620,7 +636,7 @@ impl Mirror for ScmSecretKeys {
     }
 
     /// `Next` (ScmSecretKeys.tla line 306), in TLC's order of actions.
-    fn next(&self, st: &State) -> Vec<Step<State>> {
+    fn next(&self, st: &State) -> Vec<Step<State, Action>> {
         let mut out = Vec::new();
         self.rotate_key(st, &mut out);
         for k in 1..=self.max_keys {
@@ -1171,13 +1187,13 @@ mod tests {
                 .into_iter()
                 .find(|st| st.next == states[i])
                 .unwrap_or_else(|| panic!("state {} is no successor of state {i}", i + 1));
-            assert_eq!(Some(first.action), *action, "state {}", i + 1);
+            assert_eq!(Some(first.action.name()), *action, "state {}", i + 1);
         }
         // The parameters, read off the diffs: s1 leads and replicates, s2 installs and fails.
         let param = |i: usize, action: &str| {
             m.next(&states[i - 1])
                 .into_iter()
-                .find(|st| st.next == states[i] && st.action == action)
+                .find(|st| st.next == states[i] && st.action.name() == action)
                 .unwrap()
                 .params
         };
@@ -1267,10 +1283,7 @@ mod tests {
             );
             quoted.push(name.to_string());
         }
-        for name in ScmSecretKeys::ACTIONS
-            .iter()
-            .chain(ScmSecretKeys::INVARIANTS)
-        {
+        for name in Action::NAMES.iter().chain(ScmSecretKeys::INVARIANTS) {
             assert!(
                 quoted.iter().any(|q| q == name),
                 "no line quoted for {name}"
@@ -1295,7 +1308,7 @@ mod tests {
             })
             .filter(|d| !d.is_empty())
             .collect();
-        assert_eq!(disjuncts, ScmSecretKeys::ACTIONS);
+        assert_eq!(disjuncts, Action::NAMES);
     }
 
     #[test]

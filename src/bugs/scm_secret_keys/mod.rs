@@ -1,6 +1,16 @@
 //! HDDS-16923: secret keys an SCM installs with a Raft snapshot.
 //! Its description (invariants, codes, advice, spec citation) is [`ABOUT`], which the monitor and the
 //! witness both read; the spec is `traces/scm-secret-keys/ScmSecretKeys.tla`.
+//!
+//! **One reading, two kinds of state.** The monitor (`monitor.rs`) and the witness table (`witness.rs`) read
+//! the same lines in one pass (the monitor feeds the table through `Model::witness`), through the same
+//! predicates ([`ABOUT`]'s role, whose test for a node of unknown service is `witness::is_key_line`, and the
+//! lifecycle), and both keep a node's install in the mirror's own [`mirror::Phase`]. Beyond that their state differs because their jobs do: the monitor
+//! decides with partial knowledge (the cluster's keys with their expiries and each node's UTC offset, the
+//! event indices behind each install step, for spans and causal chains) and says *inconclusive* where a line
+//! it needs is missing; the witness table reconstructs the mirror's actions for `export` (a failed install
+//! ending in `FailSave`, a startup with no shutdown before it as `Crash` then `Restart`) and decides nothing:
+//! the mirror does.
 
 pub mod logs;
 pub mod mirror;

@@ -7,6 +7,7 @@
 //! `SCMStateMachine is reinitializing`, `FailSave(s)`/`Stop(s)` = a stop line, `Crash(s)` = a STARTUP_MSG with no
 //! shutdown before it, `ReplicateKeys(s)`/`BecomeLeader(s)` = the key sets applied.
 
+use super::mirror::Phase;
 use super::ABOUT;
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
@@ -21,19 +22,13 @@ use std::sync::Arc;
 /// The largest offset of any time zone from UTC (+14:00), in milliseconds.
 use crate::clock::{Offset, MAX_UTC_OFFSET_MS};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-enum Install {
-    #[default]
-    Idle,
-    /// `FetchKeys(s)` done: the leader's keys are held in memory only.
-    Fetched,
-    /// `ReplaceDb(s)` done: scm.db is at the checkpoint, the key file is not yet.
-    Swapped,
-}
-
 #[derive(Debug, Default)]
 struct ScmNode {
-    install: Install,
+    /// `install[s]`, in the mirror's phases, of which the monitor needs three: `Idle`; `Fetched`
+    /// (`FetchKeys(s)` done: the leader's keys are held in memory only); `Swapped` (`ReplaceDb(s)` done:
+    /// scm.db is at the checkpoint, the key file is not yet). `Downloaded` and the patched order's `Saved`
+    /// decide nothing here.
+    install: Phase,
     fetched: Option<usize>,
     replaced: Option<usize>,
     reinitializing: Option<usize>,
@@ -427,7 +422,7 @@ impl Model for ScmSecretKeys {
             };
             // The SCM's install state, taken out when it was swapped (the DB ahead of the key file).
             let swapped = match self.nodes.get(&key) {
-                Some(n) if n.install == Install::Swapped => self.nodes.remove(&key),
+                Some(n) if n.install == Phase::Swapped => self.nodes.remove(&key),
                 _ => None,
             };
             // A stop after the save began, with no failure in view: the key file may have been written just
@@ -581,7 +576,7 @@ impl Model for ScmSecretKeys {
                 }
                 let n = self.nodes.entry(key).or_default();
                 *n = ScmNode {
-                    install: Install::Fetched,
+                    install: Phase::Fetched,
                     fetched: Some(index),
                     ..ScmNode::default()
                 };
@@ -595,9 +590,9 @@ impl Model for ScmSecretKeys {
                 if let Some(n) = self
                     .nodes
                     .get_mut(&key)
-                    .filter(|n| n.install == Install::Fetched)
+                    .filter(|n| n.install == Phase::Fetched)
                 {
-                    n.install = Install::Swapped;
+                    n.install = Phase::Swapped;
                     n.replaced = Some(index);
                 }
             }
@@ -605,7 +600,7 @@ impl Model for ScmSecretKeys {
                 if let Some(n) = self
                     .nodes
                     .get_mut(&key)
-                    .filter(|n| n.install == Install::Swapped)
+                    .filter(|n| n.install == Phase::Swapped)
                 {
                     if e.kind == EventKind::SecretKeysUpdated {
                         n.applying.get_or_insert(index);
@@ -618,7 +613,7 @@ impl Model for ScmSecretKeys {
                 if let Some(n) = self
                     .nodes
                     .get_mut(&key)
-                    .filter(|n| n.install == Install::Swapped)
+                    .filter(|n| n.install == Phase::Swapped)
                 {
                     n.reinitializing = Some(index);
                 }
@@ -629,7 +624,7 @@ impl Model for ScmSecretKeys {
                 if self
                     .nodes
                     .get(&key)
-                    .is_some_and(|n| matches!(n.install, Install::Swapped | Install::Fetched)) =>
+                    .is_some_and(|n| matches!(n.install, Phase::Swapped | Phase::Fetched)) =>
             {
                 self.nodes.remove(&key);
                 self.knowledge.checks += 1;
@@ -733,7 +728,7 @@ impl Model for ScmSecretKeys {
     }
 
     fn finish(&mut self, _cx: &Ctx, _out: &mut Vec<Violation>) {
-        if self.nodes.values().any(|n| n.install == Install::Swapped) {
+        if self.nodes.values().any(|n| n.install == Phase::Swapped) {
             self.knowledge.unknown(
                 "an SCM's logs end between `Replaced DB with checkpoint` and the key save",
             );

@@ -22,9 +22,10 @@
 //! snapshot at index {}`, are INFO but carry no purge and this tool's grammar has no event for them),
 //! `ExpireKey` (no line of its own) and `Crash` (inferred).
 
+use super::mirror::{Action, Phase};
 use crate::event::Event;
 use crate::lifecycle::{is_stop_line, LifeStep};
-use crate::spec::export::{model_value_for, Witness, Witnessed};
+use crate::spec::export::{action_names, model_value_for, Witness, Witnessed};
 use crate::timeline::Timeline;
 use crate::tla::value::TlaValue;
 use crate::vocab::EventKind;
@@ -32,26 +33,15 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeSet;
 
 /// Actions no log line witnesses at Ozone's default log levels.
-pub const HIDDEN: &[&str] = &["PurgeLog", "ExpireKey", "Crash"];
-
-/// Where a node is in a snapshot install, as its log lines show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-enum Install {
-    #[default]
-    Idle,
-    /// `Downloaded checkpoint from Leader ...`
-    Downloaded,
-    /// `Got secret keys from leaders [...]`
-    Fetched,
-    /// `Replaced DB with checkpoint` before the key save (unpatched order).
-    Swapped,
-    /// The key save before `Replaced DB with checkpoint` (patched order).
-    Saved,
-}
+pub const HIDDEN: &[Action] = &[Action::PurgeLog, Action::ExpireKey, Action::Crash];
 
 #[derive(Debug, Default)]
 struct Node {
-    install: Install,
+    /// Where the node is in a snapshot install, as its lines show, in the mirror's own phases:
+    /// `Downloaded` after `Downloaded checkpoint from Leader ...`, `Fetched` after `Got secret keys from
+    /// leaders [...]`, `Swapped` after `Replaced DB with checkpoint` before the key save (unpatched order),
+    /// `Saved` after the key save before `Replaced DB with checkpoint` (patched order).
+    install: Phase,
     /// `Failed to reinitialize SCMStateMachine.` or `... caught a Throwable.` during this install.
     failed: bool,
     /// A stop of this run was witnessed.
@@ -103,7 +93,7 @@ fn key_init_after(timeline: &Timeline, at: usize) -> Option<usize> {
 pub struct Table {
     nodes: FxHashMap<u32, Node>,
     leader_init: FxHashSet<usize>,
-    out: Vec<Witness>,
+    out: Vec<Witness<Action>>,
     named: BTreeSet<String>,
     ignored_inits: usize,
     ignored_saves: usize,
@@ -129,7 +119,7 @@ impl Table {
             return;
         }
         let s = model_value_for(name);
-        let mut push = |action: &'static str, params: Vec<TlaValue>| {
+        let mut push = |action: Action, params: Vec<TlaValue>| {
             named.insert(name.to_string());
             out.push(Witness {
                 event: i,
@@ -142,10 +132,10 @@ impl Table {
             Some(LifeStep::Started { crashed }) => {
                 // A first start in view is the initial state (every SCM up); a later one is a restart.
                 if crashed.is_some() && !n.down {
-                    push("Crash", vec![s.clone()]);
+                    push(Action::Crash, vec![s.clone()]);
                 }
                 if crashed.is_some() || n.down {
-                    push("Restart", vec![s.clone()]);
+                    push(Action::Restart, vec![s.clone()]);
                 }
                 *n = Node::default();
             }
@@ -156,9 +146,13 @@ impl Table {
                     EventKind::StateMachineReinitializeFailed
                         | EventKind::StateMachineUpdaterFailed
                 );
-                let failed_save = n.install != Install::Idle && (n.failed || failing);
+                let failed_save = n.install != Phase::Idle && (n.failed || failing);
                 push(
-                    if failed_save { "FailSave" } else { "Stop" },
+                    if failed_save {
+                        Action::FailSave
+                    } else {
+                        Action::Stop
+                    },
                     vec![s.clone()],
                 );
                 *n = Node {
@@ -174,49 +168,49 @@ impl Table {
                 Some(j) => {
                     leader_init.insert(j);
                 }
-                None => push("BecomeLeader", vec![s]),
+                None => push(Action::BecomeLeader, vec![s]),
             },
             EventKind::SecretKeyGenerated | EventKind::SecretKeysReloaded => {
                 if leader_init.contains(&i) {
-                    push("BecomeLeader", vec![s]);
+                    push(Action::BecomeLeader, vec![s]);
                 } else {
                     *ignored_inits += 1;
                 }
             }
-            EventKind::SecretKeyRotated => push("RotateKey", vec![]),
+            EventKind::SecretKeyRotated => push(Action::RotateKey, vec![]),
             EventKind::CheckpointDownloaded => {
-                n.install = Install::Downloaded;
+                n.install = Phase::Downloaded;
                 n.failed = false;
-                push("NotifyInstall", vec![s]);
+                push(Action::NotifyInstall, vec![s]);
             }
             EventKind::SecretKeysFetched => {
-                n.install = Install::Fetched;
-                push("FetchKeys", vec![s]);
+                n.install = Phase::Fetched;
+                push(Action::FetchKeys, vec![s]);
             }
             EventKind::CheckpointInstalled => {
-                n.install = if n.install == Install::Saved {
-                    Install::Idle
+                n.install = if n.install == Phase::Saved {
+                    Phase::Idle
                 } else {
-                    Install::Swapped
+                    Phase::Swapped
                 };
-                push("ReplaceDb", vec![s]);
+                push(Action::ReplaceDb, vec![s]);
             }
             EventKind::StateMachineReinitializeFailed | EventKind::StateMachineUpdaterFailed
-                if n.install != Install::Idle =>
+                if n.install != Phase::Idle =>
             {
                 n.failed = true;
             }
             EventKind::SecretKeysSaved => match n.install {
-                Install::Idle => push("ReplicateKeys", vec![s]),
-                Install::Fetched | Install::Swapped => {
-                    n.install = if n.install == Install::Swapped {
-                        Install::Idle
+                Phase::Idle => push(Action::ReplicateKeys, vec![s]),
+                Phase::Fetched | Phase::Swapped => {
+                    n.install = if n.install == Phase::Swapped {
+                        Phase::Idle
                     } else {
-                        Install::Saved
+                        Phase::Saved
                     };
-                    push("SaveKeys", vec![s]);
+                    push(Action::SaveKeys, vec![s]);
                 }
-                Install::Downloaded | Install::Saved => *ignored_saves += 1,
+                Phase::Downloaded | Phase::Saved => *ignored_saves += 1,
             },
             _ => {}
         }
@@ -232,7 +226,7 @@ impl Table {
         // leader before the first witnessed step).
         let appends = out
             .iter()
-            .filter(|w| matches!(w.action, "BecomeLeader" | "RotateKey"))
+            .filter(|w| matches!(w.action, Action::BecomeLeader | Action::RotateKey))
             .count();
         let all_started = named
             .iter()
@@ -287,9 +281,9 @@ impl Table {
             ));
         }
         Witnessed {
-            witnesses: out,
+            witnesses: out.into_iter().map(Witness::named).collect(),
             constants,
-            hidden: HIDDEN,
+            hidden: action_names(HIDDEN),
             notes,
         }
     }
