@@ -740,6 +740,9 @@ pub fn host_of(value: &TlaValue, prefix: &str) -> String {
 pub trait Render<M: Mirror>: Sized {
     /// A fresh monitor of the model, as `check` runs it.
     fn monitor() -> Box<dyn Model>;
+    /// The causal rules the merge applies, as `check` merges: every registered bug's
+    /// (`crate::bugs::causal_rules`, which the harness cannot name: the registry sits above it).
+    fn causal_rules() -> &'static [&'static crate::timeline::causal::CausalRule];
     /// A fresh cluster with random ids; prints every node's start into `logs` (these lines belong to no step:
     /// every node is up in the spec's `Init`).
     fn start(
@@ -878,6 +881,7 @@ fn grammar() -> &'static crate::grammar::Grammar {
 /// Runs `check --model <model>` in-process on the rendered files (written under `dir`, removed after).
 pub fn check_logs(
     monitor: Box<dyn Model>,
+    causal: &[&crate::timeline::causal::CausalRule],
     logs: &Logs,
     layout: Layout,
     dir: &Path,
@@ -910,7 +914,10 @@ pub fn check_logs(
             &sources,
             grammar(),
             &crate::scan::ScanOptions::default(),
-            crate::bugs::merge_rules(crate::timeline::DEFAULT_MAX_SKEW_MS),
+            crate::timeline::MergeRules {
+                max_skew_ms: crate::timeline::DEFAULT_MAX_SKEW_MS,
+                causal,
+            },
             &|_, _| {},
         );
         let options = crate::model::replay::ReplayOptions {
@@ -1331,7 +1338,7 @@ pub fn run_behaviour<M: Mirror, R: Render<M>>(
         std::process::id(),
         rng.next_u64()
     ));
-    let said = match check_logs(R::monitor(), &logs, layout, &dir) {
+    let said = match check_logs(R::monitor(), R::causal_rules(), &logs, layout, &dir) {
         Ok(s) => s,
         Err(e) => {
             return Judged {
@@ -1536,7 +1543,7 @@ fn dump<M: Mirror, R: Render<M>>(
         let _ = std::fs::write(dir.join(name), text);
     }
     let tmp = dir.join(".check");
-    let j = match check_logs(R::monitor(), &logs, layout, &tmp) {
+    let j = match check_logs(R::monitor(), R::causal_rules(), &logs, layout, &tmp) {
         Ok(said) => format!(
             "{:?}",
             judge_rendered::<M, R>(&mirror, &b, &logs, config, layout, said)
@@ -1585,7 +1592,13 @@ fn keep<M: Mirror, R: Render<M>>(
 ) -> Result<(Vec<PathBuf>, Judged), String> {
     let (mirror, b, logs) = seeded::<M, R>(config, seed, max_len)?;
     let paths = logs.write(dir).map_err(|e| e.to_string())?;
-    let said = check_logs(R::monitor(), &logs, Layout::Daemon, &dir.join(".check"))?;
+    let said = check_logs(
+        R::monitor(),
+        R::causal_rules(),
+        &logs,
+        Layout::Daemon,
+        &dir.join(".check"),
+    )?;
     Ok((
         paths,
         judge_rendered::<M, R>(&mirror, &b, &logs, config, Layout::Daemon, said),
@@ -1732,7 +1745,14 @@ mod tests {
             let b = replay_actions(&mirror, &["BecomeLeader(s1)", down, "Restart(s1)"]).unwrap();
             let logs = render::<M, R>(&mirror, &c, &b, &mut Rng::new(3));
             let dir = tempfile::tempdir().unwrap();
-            let mut said = check_logs(R::monitor(), &logs, Layout::Daemon, dir.path()).unwrap();
+            let mut said = check_logs(
+                R::monitor(),
+                R::causal_rules(),
+                &logs,
+                Layout::Daemon,
+                dir.path(),
+            )
+            .unwrap();
             said.witnesses.retain(|w| !matches!(w.0, "Crash" | "Stop"));
             said.witnesses
                 .push(("Crash", Some(3), "the restart's banner".into()));

@@ -229,6 +229,9 @@ impl Render<DnFinalizeBlock> for Renderer {
     fn monitor() -> Box<dyn crate::model::Model> {
         Box::new(super::monitor::DnFinalizeBlock::default())
     }
+    fn causal_rules() -> &'static [&'static crate::timeline::causal::CausalRule] {
+        crate::bugs::causal_rules()
+    }
 
     fn start(
         _m: &DnFinalizeBlock,

@@ -121,6 +121,9 @@ impl Render<ReconOmSync> for Renderer {
     fn monitor() -> Box<dyn crate::model::Model> {
         Box::new(super::monitor::ReconOmSync::default())
     }
+    fn causal_rules() -> &'static [&'static crate::timeline::causal::CausalRule] {
+        crate::bugs::causal_rules()
+    }
 
     fn start(
         _m: &ReconOmSync,

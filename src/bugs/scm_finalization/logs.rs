@@ -393,6 +393,9 @@ impl Render<ScmFinalization> for Renderer {
     fn monitor() -> Box<dyn crate::model::Model> {
         Box::new(super::monitor::ScmFinalization::default())
     }
+    fn causal_rules() -> &'static [&'static crate::timeline::causal::CausalRule] {
+        crate::bugs::causal_rules()
+    }
     /// The bug needs a finalize entry (which a second `Propose` would shut out: the log holds two entries),
     /// a purge and an install, and a crash or stop before the finalize from the snapshot.
     fn weight(action: Action) -> u64 {

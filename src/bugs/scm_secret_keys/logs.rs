@@ -276,6 +276,9 @@ impl Render<ScmSecretKeys> for Renderer {
     fn monitor() -> Box<dyn crate::model::Model> {
         Box::new(super::monitor::ScmSecretKeys::default())
     }
+    fn causal_rules() -> &'static [&'static crate::timeline::causal::CausalRule] {
+        crate::bugs::causal_rules()
+    }
 
     fn start(
         _m: &ScmSecretKeys,
