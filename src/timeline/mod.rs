@@ -466,7 +466,7 @@ mod tests {
     }
 
     use crate::model::testkit::{
-        daemon, ev, key, keys, on_thread, test_output, text, timeline, timeline_with_skew,
+        daemon, ev, key, keys, on_thread, test_output, text, timeline, timeline_with_skew, Input,
     };
 
     const DAY: i64 = 86_400_000;
@@ -532,32 +532,34 @@ mod tests {
     }
 
     /// scm1 generates key `K9` at `gen_ms` on its clock; scm2 applies `applied` at 1000 ms on its own.
-    fn generated_then_applied(gen_ms: i64, applied: &str, skew: i64) -> Timeline {
-        timeline_with_skew(
-            vec![
-                daemon(
-                    "scm",
+    /// scm1 generates key K9 at `gen_ms`; scm2 applies a key set holding `applied` at 1 s.
+    fn key_generated_then_applied(gen_ms: i64, applied: &str) -> Vec<Input> {
+        vec![
+            daemon(
+                "scm",
+                "scm1",
+                vec![ev(
+                    EventKind::SecretKeyGenerated,
                     "scm1",
-                    vec![ev(
-                        EventKind::SecretKeyGenerated,
-                        "scm1",
-                        gen_ms,
-                        vec![("key", key("K9", 7 * DAY))],
-                    )],
-                ),
-                daemon(
-                    "scm",
+                    gen_ms,
+                    vec![("key", key("K9", 7 * DAY))],
+                )],
+            ),
+            daemon(
+                "scm",
+                "scm2",
+                vec![ev(
+                    EventKind::SecretKeysUpdated,
                     "scm2",
-                    vec![ev(
-                        EventKind::SecretKeysUpdated,
-                        "scm2",
-                        1_000,
-                        vec![("keys", keys(&[(applied, 7 * DAY)]))],
-                    )],
-                ),
-            ],
-            skew,
-        )
+                    1_000,
+                    vec![("keys", keys(&[(applied, 7 * DAY)]))],
+                )],
+            ),
+        ]
+    }
+
+    fn generated_then_applied(gen_ms: i64, applied: &str, skew: i64) -> Timeline {
+        timeline_with_skew(key_generated_then_applied(gen_ms, applied), skew)
     }
 
     #[test]
@@ -597,32 +599,8 @@ mod tests {
     /// The key edge is scm-secret-keys' rule, not the merge's: without the registered rules clocks decide.
     #[test]
     fn causal_edges_come_from_the_rules_the_merge_is_given() {
-        let inputs = |gen_ms| {
-            vec![
-                daemon(
-                    "scm",
-                    "scm1",
-                    vec![ev(
-                        EventKind::SecretKeyGenerated,
-                        "scm1",
-                        gen_ms,
-                        vec![("key", key("K9", 7 * DAY))],
-                    )],
-                ),
-                daemon(
-                    "scm",
-                    "scm2",
-                    vec![ev(
-                        EventKind::SecretKeysUpdated,
-                        "scm2",
-                        1_000,
-                        vec![("keys", keys(&[("K9", 7 * DAY)]))],
-                    )],
-                ),
-            ]
-        };
         let bare = crate::model::testkit::timeline_with_rules(
-            inputs(3_000),
+            key_generated_then_applied(3_000, "K9"),
             MergeRules {
                 max_skew_ms: 1_000,
                 causal: &[],
@@ -631,7 +609,7 @@ mod tests {
         assert_eq!(bare.events.get(0).kind, EventKind::SecretKeysUpdated);
         assert!(bare.skew_warnings.is_empty());
         let only_keys = crate::model::testkit::timeline_with_rules(
-            inputs(3_000),
+            key_generated_then_applied(3_000, "K9"),
             MergeRules {
                 max_skew_ms: 1_000,
                 causal: &[&crate::bugs::scm_secret_keys::KEY_ORIGIN],
