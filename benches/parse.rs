@@ -332,7 +332,7 @@ fn bench_replay(c: &mut Criterion) {
 /// successors generated) that its unit test compares with TLC.
 fn bench_tla(c: &mut Criterion) {
     use ozone_conform::bugs::scm_secret_keys::mirror::ScmSecretKeys;
-    use ozone_conform::spec::Mirror;
+    use ozone_conform::mirror::Mirror;
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let bug = std::fs::read_to_string(root.join("traces/scm-finalization/tlc/bug.out")).unwrap();
     let mut g = c.benchmark_group("tla");
@@ -345,7 +345,7 @@ fn bench_tla(c: &mut Criterion) {
         .unwrap();
         b.iter(|| {
             let f = ozone_conform::tla::read::read_trace_str("bug.out", bug.clone()).unwrap();
-            ozone_conform::spec::replay::replay::<
+            ozone_conform::mirror::replay::replay::<
                 ozone_conform::bugs::scm_finalization::mirror::ScmFinalization,
             >(&cfg.constants, &f.traces[0])
             .unwrap()

@@ -7,7 +7,7 @@
 //! `cargo run --release --example gen_tlc_output -- --size 100M --out /tmp/tlc-100m.out [--seed N]`
 
 use ozone_conform::bugs::scm_secret_keys::mirror::ScmSecretKeys;
-use ozone_conform::spec::Mirror;
+use ozone_conform::mirror::Mirror;
 use std::io::Write;
 
 fn parse_size(s: &str) -> u64 {

@@ -591,7 +591,7 @@ pub fn healthy_behaviour(data: &[u8]) {
     let checked = check_files(&files);
     for (model, verdict, first) in &checked {
         assert!(
-            *verdict != crate::model::Verdict::Violated,
+            *verdict != crate::monitor::Verdict::Violated,
             "{model} reports a violation on a healthy behaviour of {} ({config:?} config, seed {seed}, {layout:?} layout, cut at {cut:?}): {first}",
             bug.name()
         );
@@ -599,7 +599,7 @@ pub fn healthy_behaviour(data: &[u8]) {
 }
 
 /// What [`check_files`] saw per model: its name, verdict and first violation (`path:line invariant`).
-pub type Checked = Vec<(&'static str, crate::model::Verdict, String)>;
+pub type Checked = Vec<(&'static str, crate::monitor::Verdict, String)>;
 
 /// Runs `check` (all models) on these files, written into a temporary directory, as the binary does: scan,
 /// merge, replay with the witness tables `--coverage` and `export` run, then every `--format` with and

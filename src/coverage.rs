@@ -3,12 +3,12 @@
 //! but no line shows: crashes, key expiry, log purges, ...), and which *never* appeared.
 //!
 //! The counts come from the same pass `check` makes: each model's witness half gives the witnessed actions
-//! ([`Witnessed`]), and the behaviour `export` would build from them ([`crate::spec::SpecMirror`]) gives the
+//! ([`Witnessed`]), and the behaviour `export` would build from them ([`crate::mirror::SpecMirror`]) gives the
 //! inferred steps. The action list is the mirror's `ACTIONS`, the disjuncts of the spec's `Next` (the test
 //! below reads them off each `.tla` file).
 
 use crate::bugs::Bug;
-use crate::spec::export::Witnessed;
+use crate::mirror::export::Witnessed;
 use crate::timeline::Timeline;
 use serde_json::{json, Value};
 
@@ -237,7 +237,7 @@ fn location(timeline: &Timeline, index: usize) -> String {
 mod tests {
     use super::*;
     use crate::bugs::BUGS;
-    use crate::model::testkit::timeline;
+    use crate::monitor::testkit::timeline;
 
     /// The actions `Next` is the disjunction of, read off the spec's text: each `\/` disjunct's action name,
     /// past any `\E x \in S :`, comments left out.

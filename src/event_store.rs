@@ -534,7 +534,7 @@ impl EventStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::testkit::{ev, key, keys, on_thread, text};
+    use crate::monitor::testkit::{ev, key, keys, on_thread, text};
 
     fn sample() -> Vec<Event> {
         let mut a = on_thread(

@@ -19,6 +19,7 @@ pub mod cli;
 pub mod clock;
 #[doc(hidden)]
 #[allow(clippy::result_large_err)] // trace errors carry their source text, as in crate::tla
+#[cfg(any(test, feature = "testing"))]
 pub mod contract;
 pub mod coverage;
 pub mod event;
@@ -32,17 +33,19 @@ pub mod layout;
 pub mod lifecycle;
 pub mod live;
 #[doc(hidden)]
+#[cfg(any(test, feature = "testing"))]
 pub mod log_gen;
 pub mod lsp;
-pub mod model;
+pub mod mirror;
+pub mod monitor;
 pub mod node;
 pub mod packed;
 pub mod progress;
 #[doc(hidden)]
+#[cfg(any(test, feature = "testing"))]
 pub mod refinement;
 pub mod render;
 pub mod scan;
-pub mod spec;
 pub mod time;
 pub mod timeline;
 pub mod timings;

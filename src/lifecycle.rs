@@ -183,7 +183,7 @@ impl Lifecycle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::testkit::{daemon, ev, run, test_output, text};
+    use crate::monitor::testkit::{daemon, ev, run, test_output, text};
     use EventKind::*;
 
     /// The steps `Lifecycle` gives a sequence of events of one node (key 0).

@@ -13,7 +13,7 @@ use crate::check::{Checked, Inputs, ModelReport, Pipeline, Scanned};
 use crate::event::Event;
 use crate::grammar::Grammar;
 use crate::input::Source;
-use crate::model::Violation;
+use crate::monitor::Violation;
 use crate::scan::{scan_input, InputStats, ScanOptions, UnparsedLine};
 use crate::timeline::Timeline;
 use std::collections::{HashMap, HashSet};

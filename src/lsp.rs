@@ -21,7 +21,7 @@
 use crate::check::{Checked, Inputs, ModelReport, Pipeline};
 use crate::grammar::Grammar;
 use crate::input::{self, Source};
-use crate::model::{Verdict, Violation};
+use crate::monitor::{Verdict, Violation};
 use crate::scan::ScanOptions;
 use crate::timeline::{Timeline, DEFAULT_MAX_SKEW_MS};
 use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};

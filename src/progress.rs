@@ -4,7 +4,7 @@
 //!
 //! Drawn only for a person: stderr is a terminal, the format is a human one (`full`, `concise`), `CI` is not
 //! set, and `--verbose` is not printing lines of its own. It is advanced by the input reader once per 256 KiB
-//! read (see [`crate::input::open_with_progress`]) and by the replay once per [`crate::model::replay::REPLAY_TICK`] events, never
+//! read (see [`crate::input::open_with_progress`]) and by the replay once per [`crate::monitor::replay::REPLAY_TICK`] events, never
 //! per line, and cleared before the report is written.
 //!
 //! `OZONE_CONFORM_PROGRESS_LOG=FILE` draws nothing and appends each phase the bar enters to FILE, one line

@@ -5,7 +5,7 @@
 
 use ozone_conform::check;
 use ozone_conform::grammar::Grammar;
-use ozone_conform::model::Verdict;
+use ozone_conform::monitor::Verdict;
 use ozone_conform::timeline::Timeline;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

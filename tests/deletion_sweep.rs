@@ -11,7 +11,7 @@
 use ozone_conform::check::monitors;
 use ozone_conform::check::{replay, select};
 use ozone_conform::grammar::Grammar;
-use ozone_conform::model::Verdict;
+use ozone_conform::monitor::Verdict;
 use ozone_conform::timeline::Timeline;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

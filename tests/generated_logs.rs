@@ -90,6 +90,6 @@ fn generated_seed_20743_a_fence_inside_a_crashed_restart_then_a_stop_does_not_pa
         .iter()
         .find(|(model, _, _)| *model == "scm-finalization")
         .unwrap();
-    assert_eq!(*verdict, ozone_conform::model::Verdict::Violated);
+    assert_eq!(*verdict, ozone_conform::monitor::Verdict::Violated);
     assert!(first.ends_with("VersionFileCoversDb"), "{first}");
 }

@@ -3,7 +3,7 @@
 //! the in-process check gave them, and agree with the mirror.
 
 use crate::common;
-use ozone_conform::model::Verdict;
+use ozone_conform::monitor::Verdict;
 use ozone_conform::refinement::{Class, Config};
 use std::path::Path;
 

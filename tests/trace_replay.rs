@@ -2,8 +2,8 @@
 //! behaviours of every mirror survive export to ITF, parsing and replay unchanged.
 
 use ozone_conform::bugs::{Bug, BUGS};
-use ozone_conform::spec::replay::Outcome;
-use ozone_conform::spec::{Constants, ShippedSpec};
+use ozone_conform::mirror::replay::Outcome;
+use ozone_conform::mirror::{Constants, ShippedSpec};
 use ozone_conform::tla::read::read_trace_str;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};

@@ -4,9 +4,9 @@
 //! - `mod.rs`: its registry entry ([`Bug`]): the description (model name, invariants with codes, summaries,
 //!   advice and signature lines, the upstream issue, the spec citation) and the causal facts its lines carry
 //!   (`scm_raft.rs` holds the Raft-term rule both SCM bugs list);
-//! - `monitor.rs`: the log-side model `check` runs, with three-valued knowledge ([`crate::model::Model`]);
+//! - `monitor.rs`: the log-side model `check` runs, with three-valued knowledge ([`crate::monitor::Model`]);
 //! - `witness.rs`: which log lines witness which spec actions, for `export`;
-//! - `mirror.rs`: the exact mirror of `traces/<model>/<Module>.tla` ([`crate::spec::Mirror`]).
+//! - `mirror.rs`: the exact mirror of `traces/<model>/<Module>.tla` ([`crate::mirror::Mirror`]).
 //!
 //! The CLI (`--model` values), `check`, `trace`, `export`, the renderers and the LSP read [`BUGS`] and never
 //! name a bug. `docs/adding-a-model.md` lists what a fifth bug needs.
@@ -36,8 +36,8 @@ pub mod scm_secret_keys;
 #[cfg(test)]
 pub(crate) mod testkit;
 
-use crate::model::{About, Invariant, Model};
-use crate::spec::SpecMirror;
+use crate::mirror::SpecMirror;
+use crate::monitor::{About, Invariant, Model};
 use crate::timeline::causal::CausalRule;
 
 /// One bug: what it is, how `check` watches for it, how `export` reads it, and its spec.
@@ -54,6 +54,7 @@ pub struct Bug {
     pub mirror: &'static dyn SpecMirror,
     /// The refinement run: random behaviours of the mirror rendered as this bug's log lines (`logs.rs`, the
     /// inverse of the witness table) and checked by the monitor.
+    #[cfg(any(test, feature = "testing"))]
     pub refinement: crate::refinement::Refinement,
 }
 
@@ -261,8 +262,8 @@ mod tests {
     /// once took every such node for an SCM, the witness table did not).
     #[test]
     fn monitor_and_witness_agree_on_a_node_of_unknown_service() {
-        use crate::model::testkit::{ev, timeline, Input};
-        use crate::model::{Ctx, Instance};
+        use crate::monitor::testkit::{ev, timeline, Input};
+        use crate::monitor::{Ctx, Instance};
         use crate::vocab::EventKind::{CheckpointInstalled, ProcessStarted, SecretKeysFetched};
         let stdin = Input {
             path: "-".into(),

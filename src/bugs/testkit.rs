@@ -1,9 +1,9 @@
 //! What the bugs' witness tests share: scenario timelines through the real pipeline, where an event is, and
 //! TLC runs of fresh exports.
 
-use crate::spec::export::{build_either, to_trace, write_tla_files, Witnessed};
-use crate::spec::replay::{replay_with, Outcome};
-use crate::spec::Mirror;
+use crate::mirror::export::{build_either, to_trace, write_tla_files, Witnessed};
+use crate::mirror::replay::{replay_with, Outcome};
+use crate::mirror::Mirror;
 use crate::timeline::Timeline;
 use std::path::Path;
 

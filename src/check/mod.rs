@@ -6,13 +6,13 @@
 mod pipeline;
 mod report;
 
-pub use crate::model::replay::{ReplayOptions, REPLAY_TICK};
+pub use crate::monitor::replay::{ReplayOptions, REPLAY_TICK};
 pub use pipeline::{Checked, Inputs, Pipeline, Scanned, Watch};
 pub use report::ModelReport;
 
 use crate::bugs::{Bug, BUGS};
-use crate::model::Model;
-use crate::spec::export::Witnessed;
+use crate::mirror::export::Witnessed;
+use crate::monitor::Model;
 use crate::timeline::Timeline;
 
 /// What a replay gives: each monitor's report and, when asked for, its witnessed spec actions (in the
@@ -23,14 +23,14 @@ pub struct Replay {
     pub witnessed: Vec<Witnessed>,
 }
 
-/// Replays the timeline through these monitors ([`crate::model::replay`]), and names each report's bug.
+/// Replays the timeline through these monitors ([`crate::monitor::replay`]), and names each report's bug.
 pub fn replay(
     timeline: &Timeline,
     monitors: Vec<Box<dyn Model>>,
     options: &ReplayOptions,
 ) -> Replay {
     let (reports, witnessed): (Vec<_>, Vec<_>) =
-        crate::model::replay::replay(timeline, monitors, options)
+        crate::monitor::replay::replay(timeline, monitors, options)
             .into_iter()
             .map(ModelReport::of)
             .unzip();

@@ -8,8 +8,8 @@ use crate::event_store::InputEvents;
 use crate::event_stream::StreamInput;
 use crate::grammar::Grammar;
 use crate::input::Source;
+use crate::mirror::export::Witnessed;
 use crate::scan::{InputStats, ScanOptions, UnparsedLine};
-use crate::spec::export::Witnessed;
 use crate::timeline::Timeline;
 
 /// How a check runs: which bugs, how the merge treats clocks, what the replay gathers besides verdicts.

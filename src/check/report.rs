@@ -2,9 +2,9 @@
 //! entry), so that renderers read its name, spec citation and invariants from it rather than look it up.
 
 use crate::bugs::Bug;
-use crate::model::replay::Replayed;
-use crate::model::{Spec, Verdict, Violation};
-use crate::spec::export::Witnessed;
+use crate::mirror::export::Witnessed;
+use crate::monitor::replay::Replayed;
+use crate::monitor::{Spec, Verdict, Violation};
 
 /// One model's answer.
 #[derive(Debug, Clone)]

@@ -10,7 +10,7 @@ use super::{
 use crate::check::{Checked, Inputs, Pipeline, Scanned, Watch};
 use crate::event_stream::StreamInput;
 use crate::input::{self, Source};
-use crate::model::Verdict;
+use crate::monitor::Verdict;
 use crate::progress::Progress;
 use crate::render::safe::sanitize;
 use miette::{miette, Report};

@@ -107,7 +107,7 @@ fn write_report(path: &Path, runs: &[RunCoverage], per_file: bool) -> Result<(),
 pub fn of_run(
     run: Option<&str>,
     timeline: &crate::timeline::Timeline,
-    by_model: Vec<(&'static str, crate::spec::export::Witnessed)>,
+    by_model: Vec<(&'static str, crate::mirror::export::Witnessed)>,
     infer: bool,
 ) -> RunCoverage {
     crate::coverage::of_run_inferring(run, timeline, &by_model, infer)

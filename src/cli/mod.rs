@@ -7,11 +7,11 @@ pub mod events;
 pub mod global;
 pub mod grammar;
 pub mod inputs;
-pub mod link;
 pub mod models;
 pub mod out;
 mod report_handler;
 pub mod stats;
+pub mod tla_traces;
 
 pub use out::{out_err, OutputError};
 
@@ -91,7 +91,7 @@ pub enum Command {
         model: crate::bugs::Bug,
         /// ITF JSON, or a TLA+ module with its TLC config (needs -o DIR).
         #[arg(long, value_enum)]
-        to: crate::cli::link::ExportFormat,
+        to: crate::cli::tla_traces::ExportFormat,
         /// The file (itf) or directory (tla) to write; itf goes to stdout without it.
         #[arg(short, long, value_name = "PATH")]
         out: Option<PathBuf>,
@@ -270,14 +270,14 @@ pub fn run(cli: Cli) -> Result<i32, Report> {
             model,
             config,
             format,
-        } => crate::cli::link::cmd_trace(
+        } => crate::cli::tla_traces::cmd_trace(
             &file,
             model,
             config.as_deref(),
             matches!(format, StatsFormat::Json),
         ),
         Command::Convert { file, to: _, out } => {
-            crate::cli::link::cmd_convert(&file, out.as_deref())
+            crate::cli::tla_traces::cmd_convert(&file, out.as_deref())
         }
         Command::Export {
             inputs,
@@ -287,7 +287,7 @@ pub fn run(cli: Cli) -> Result<i32, Report> {
             max_skew,
         } => {
             let (timeline, had_errors) = inputs::load_timeline(&inputs, max_skew)?;
-            let code = crate::cli::link::cmd_export(&timeline, &model, to, out.as_deref())?;
+            let code = crate::cli::tla_traces::cmd_export(&timeline, &model, to, out.as_deref())?;
             Ok(if had_errors { EXIT_ERROR } else { code })
         }
         Command::Check(args) => check::cmd_check(&args),

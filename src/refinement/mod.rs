@@ -64,8 +64,8 @@
 
 pub mod scm;
 
-use crate::model::{Model, Verdict};
-use crate::spec::{Action as _, Constants, Mirror, Step};
+use crate::mirror::{Action as _, Constants, Mirror, Step};
+use crate::monitor::{Model, Verdict};
 use crate::tla::value::TlaValue;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -920,11 +920,11 @@ pub fn check_logs(
             },
             &|_, _| {},
         );
-        let options = crate::model::replay::ReplayOptions {
+        let options = crate::monitor::replay::ReplayOptions {
             witnesses: true,
             ..Default::default()
         };
-        let report = crate::model::replay::replay(&tl, vec![monitor], &options).remove(0);
+        let report = crate::monitor::replay::replay(&tl, vec![monitor], &options).remove(0);
         let witnessed = report.witnessed;
         let line_of = |event: usize| {
             let e = &tl.events.get(event);

@@ -5,7 +5,7 @@
 use super::safe::sanitize_cow as s;
 use super::{verdict_detail, verdict_name, Found, Options, Renderer, Run};
 use crate::check::ModelReport;
-use crate::model::Violation;
+use crate::monitor::Violation;
 use crate::timeline::Timeline;
 use std::io::{self, Write};
 

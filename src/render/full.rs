@@ -2,7 +2,7 @@
 
 use super::{Found, Options, Renderer, Run};
 use crate::check::ModelReport;
-use crate::model::Violation;
+use crate::monitor::Violation;
 use crate::timeline::Timeline;
 use std::io::{self, Write};
 

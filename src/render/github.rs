@@ -10,7 +10,7 @@
 use super::safe::{github_data as data, github_property as prop, sanitize_cow};
 use super::{verdict_detail, verdict_name, Found, Options, Renderer, Run};
 use crate::check::ModelReport;
-use crate::model::{Verdict, Violation};
+use crate::monitor::{Verdict, Violation};
 use crate::timeline::Timeline;
 use std::io::{self, Write};
 

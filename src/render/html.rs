@@ -18,7 +18,7 @@
 use crate::check::ModelReport;
 use crate::coverage::{RunCoverage, Status};
 use crate::lifecycle::LifeStep;
-use crate::model::Verdict;
+use crate::monitor::Verdict;
 use crate::render::safe::sanitize_cow;
 use crate::render::{chain, verdict_detail, verdict_name, Run};
 use crate::timeline::Timeline;
@@ -281,7 +281,7 @@ fn section(
     }
     verdicts(s, t, run.reports)?;
     inputs(s, t)?;
-    let shown: Vec<(usize, &ModelReport, &crate::model::Violation)> = run
+    let shown: Vec<(usize, &ModelReport, &crate::monitor::Violation)> = run
         .reports
         .iter()
         .flat_map(|r| Run::shown(r, all).into_iter().map(move |v| (r, v)))
@@ -388,7 +388,7 @@ struct Picked {
 
 /// Every event up to [`MAX_MARKS`]; past it, the events of the shown violations' chains, every lifecycle
 /// step, and an even sample of the rest.
-fn pick(t: &Timeline, shown: &[(usize, &ModelReport, &crate::model::Violation)]) -> Picked {
+fn pick(t: &Timeline, shown: &[(usize, &ModelReport, &crate::monitor::Violation)]) -> Picked {
     let n = t.events.len();
     if n <= MAX_MARKS {
         return Picked {
@@ -512,7 +512,7 @@ fn picture(
     run: &Run,
     reads: &Reads,
     picked: &Picked,
-    shown: &[(usize, &ModelReport, &crate::model::Violation)],
+    shown: &[(usize, &ModelReport, &crate::monitor::Violation)],
     d: &Drawing,
 ) -> std::fmt::Result {
     let t = run.timeline;
@@ -868,7 +868,7 @@ fn violations(
     run_id: usize,
     run: &Run,
     reads: &Reads,
-    shown: &[(usize, &ModelReport, &crate::model::Violation)],
+    shown: &[(usize, &ModelReport, &crate::monitor::Violation)],
     all: bool,
 ) -> std::fmt::Result {
     let (t, reports) = (run.timeline, run.reports);
@@ -944,7 +944,7 @@ fn violations(
 
 /// The events of a violation's close-up: those of its chain's nodes from its first step to the violation
 /// (at most [`CLOSE_UP_MARKS`]: the chain, starts and stops, and an even sample of the rest).
-fn close_up_of(t: &Timeline, v: &crate::model::Violation) -> Picked {
+fn close_up_of(t: &Timeline, v: &crate::monitor::Violation) -> Picked {
     let steps = chain(v);
     let nodes: Vec<Option<u32>> = steps
         .iter()

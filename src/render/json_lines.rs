@@ -5,7 +5,7 @@
 
 use super::{Found, Options, Renderer, Run};
 use crate::check::ModelReport;
-use crate::model::Violation;
+use crate::monitor::Violation;
 use crate::timeline::Timeline;
 use serde_json::{json, Value};
 use std::io::{self, Write};

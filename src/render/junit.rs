@@ -11,7 +11,7 @@
 
 use super::safe::xml;
 use super::{help, verdict_detail, Options, Renderer, Run};
-use crate::model::Verdict;
+use crate::monitor::Verdict;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::time::{Duration, Instant};

@@ -23,7 +23,7 @@ pub mod sarif;
 pub mod tally;
 
 use crate::check::ModelReport;
-use crate::model::{Invariant, Verdict, Violation};
+use crate::monitor::{Invariant, Verdict, Violation};
 use crate::timeline::Timeline;
 use std::io::{self, Write};
 

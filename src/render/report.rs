@@ -5,7 +5,7 @@
 //! inputs and works for stdin and gzip alike.
 
 use crate::check::ModelReport;
-use crate::model::{Verdict, Violation};
+use crate::monitor::{Verdict, Violation};
 use crate::render::safe::sanitize;
 use crate::timeline::Timeline;
 use miette::{

@@ -2,7 +2,7 @@
 //! violation, how many conform, and how many told nothing (every model inconclusive).
 
 use crate::check::ModelReport;
-use crate::model::Verdict;
+use crate::monitor::Verdict;
 use std::io::{self, Write};
 
 /// The runs seen so far, by what they showed.

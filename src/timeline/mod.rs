@@ -465,7 +465,7 @@ mod tests {
         assert_eq!(ipc_port("main"), None);
     }
 
-    use crate::model::testkit::{
+    use crate::monitor::testkit::{
         daemon, ev, key, keys, on_thread, test_output, text, timeline, timeline_with_skew, Input,
     };
 
@@ -599,7 +599,7 @@ mod tests {
     /// The key edge is scm-secret-keys' rule, not the merge's: without the registered rules clocks decide.
     #[test]
     fn causal_edges_come_from_the_rules_the_merge_is_given() {
-        let bare = crate::model::testkit::timeline_with_rules(
+        let bare = crate::monitor::testkit::timeline_with_rules(
             key_generated_then_applied(3_000, "K9"),
             MergeRules {
                 max_skew_ms: 1_000,
@@ -608,7 +608,7 @@ mod tests {
         );
         assert_eq!(bare.events.get(0).kind, EventKind::SecretKeysUpdated);
         assert!(bare.skew_warnings.is_empty());
-        let only_keys = crate::model::testkit::timeline_with_rules(
+        let only_keys = crate::monitor::testkit::timeline_with_rules(
             key_generated_then_applied(3_000, "K9"),
             MergeRules {
                 max_skew_ms: 1_000,
@@ -875,9 +875,9 @@ mod tests {
                 vec![
                     (
                         "apparent",
-                        crate::model::testkit::version("INITIAL_VERSION", 0),
+                        crate::monitor::testkit::version("INITIAL_VERSION", 0),
                     ),
-                    ("software", crate::model::testkit::version("ZDU", 100)),
+                    ("software", crate::monitor::testkit::version("ZDU", 100)),
                 ],
                 Component::Scm,
             )

@@ -17,8 +17,8 @@
 //! local id), so a monitor that confused blocks would report the behaviour's later PutBlocks.
 
 use super::mirror::{Action, DnFinalizeBlock, State};
+use crate::mirror::{Constants, Step};
 use crate::refinement::{host_of, shutdown_banner, startup_banner, Logs, Render, Rng};
-use crate::spec::{Constants, Step};
 
 /// Walk length: long enough to append, finalize and apply on several datanodes.
 pub const MAX_LEN: usize = 40;
@@ -226,7 +226,7 @@ impl Render<DnFinalizeBlock> for Renderer {
                 | Action::StreamWrite
         )
     }
-    fn monitor() -> Box<dyn crate::model::Model> {
+    fn monitor() -> Box<dyn crate::monitor::Model> {
         Box::new(super::monitor::DnFinalizeBlock::default())
     }
     fn causal_rules() -> &'static [&'static crate::timeline::causal::CausalRule] {
@@ -241,8 +241,8 @@ impl Render<DnFinalizeBlock> for Renderer {
         logs: &mut Logs,
     ) -> Self {
         let values =
-            crate::spec::constants::model_values(constants, "Datanodes").expect("Datanodes");
-        let leader = crate::spec::constants::model_value(constants, "Leader").expect("Leader");
+            crate::mirror::constants::model_values(constants, "Datanodes").expect("Datanodes");
+        let leader = crate::mirror::constants::model_value(constants, "Leader").expect("Leader");
         let dns: Vec<Dn> = values
             .iter()
             .enumerate()

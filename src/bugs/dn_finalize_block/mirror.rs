@@ -5,7 +5,7 @@
 //! each datanode in TLA+ order the eight per-datanode actions. Line numbers in the comments are those of
 //! `DnFinalizeBlock.tla`.
 
-use crate::spec::{constants, Constants, Mirror, ShippedSpec, Step};
+use crate::mirror::{constants, Constants, Mirror, ShippedSpec, Step};
 use crate::tla::value::TlaValue;
 
 crate::spec_actions! {

@@ -11,13 +11,14 @@
 //! has and keeps what placing the mirror's actions for `export` needs (each datanode up or down, its last
 //! bcsId, the witness index of its run's stop), and decides nothing: the mirror does.
 
+#[cfg(any(test, feature = "testing"))]
 pub mod logs;
 pub mod mirror;
 pub mod monitor;
 pub mod witness;
 
 use super::Bug;
-use crate::model::{About, Invariant, Role, Spec};
+use crate::monitor::{About, Invariant, Role, Spec};
 use crate::vocab::Component;
 
 const INVARIANTS: &[Invariant] = &[Invariant {
@@ -48,7 +49,8 @@ pub const BUG: Bug = Bug {
     about: &ABOUT,
     causal: &[],
     monitor: || Box::new(monitor::DnFinalizeBlock::default()),
-    mirror: &crate::spec::Mirrored::<mirror::DnFinalizeBlock>::new(),
+    mirror: &crate::mirror::Mirrored::<mirror::DnFinalizeBlock>::new(),
+    #[cfg(any(test, feature = "testing"))]
     refinement: crate::refinement::Refinement::of::<mirror::DnFinalizeBlock, logs::Renderer>(
         logs::MAX_LEN,
     ),

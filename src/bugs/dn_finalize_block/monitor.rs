@@ -10,7 +10,7 @@ use super::witness::block_of;
 use super::ABOUT;
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
-use crate::model::{invariant, About, Ctx, Instance, Knowledge, Model, Violation};
+use crate::monitor::{invariant, About, Ctx, Instance, Knowledge, Model, Violation};
 use crate::value::Value;
 use crate::vocab::EventKind;
 use rustc_hash::FxHashMap as HashMap;
@@ -182,7 +182,7 @@ impl Model for DnFinalizeBlock {
         self.table.step(cx.timeline, index, e, life);
     }
 
-    fn witnessed(&mut self, cx: &Ctx) -> crate::spec::export::Witnessed {
+    fn witnessed(&mut self, cx: &Ctx) -> crate::mirror::export::Witnessed {
         self.table.finish(cx.timeline)
     }
 }
@@ -191,8 +191,8 @@ impl Model for DnFinalizeBlock {
 mod tests {
     use super::DEBUG_LINE;
     use crate::event::Event;
-    use crate::model::testkit::{block, daemon, ev, run};
-    use crate::model::Verdict;
+    use crate::monitor::testkit::{block, daemon, ev, run};
+    use crate::monitor::Verdict;
     use crate::value::Value;
     use crate::vocab::EventKind::*;
 
@@ -235,7 +235,7 @@ mod tests {
     /// lines. What it keeps grows with the finalizations; see `Datanode` for why those are never pruned.
     #[test]
     fn a_month_of_put_blocks_remembers_only_the_finalized_blocks() {
-        use crate::model::{Ctx, Model};
+        use crate::monitor::{Ctx, Model};
         const MINUTE: i64 = 60_000;
         let mut lines = Vec::new();
         for m in 0..30 * 24 * 60 {
@@ -247,7 +247,7 @@ mod tests {
                 lines.push(finalized("dn1", m * MINUTE + 200, day as u64, 1));
             }
         }
-        let tl = crate::model::testkit::timeline(vec![daemon("datanode", "dn1", lines)]);
+        let tl = crate::monitor::testkit::timeline(vec![daemon("datanode", "dn1", lines)]);
         let cx = Ctx { timeline: &tl };
         let mut m = super::DnFinalizeBlock::default();
         let mut out = Vec::new();

@@ -31,8 +31,8 @@
 use super::mirror::Action;
 use crate::event::Event;
 use crate::lifecycle::{is_stop_line, LifeStep};
-use crate::spec::export::{action_names, model_value_for, Witness, Witnessed};
-use crate::spec::Constants;
+use crate::mirror::export::{action_names, model_value_for, Witness, Witnessed};
+use crate::mirror::Constants;
 use crate::timeline::Timeline;
 use crate::tla::value::TlaValue;
 use crate::value::Value;
@@ -420,8 +420,8 @@ mod tests {
     use super::*;
     use crate::bugs::dn_finalize_block::mirror::DnFinalizeBlock;
     use crate::bugs::testkit::{assert_export_replays, scenario, tlc_jar, tlc_on_export};
-    use crate::spec::export::build_either;
-    use crate::spec::replay::action_text;
+    use crate::mirror::export::build_either;
+    use crate::mirror::replay::action_text;
 
     fn timeline(case: &str, merged: bool) -> Timeline {
         scenario("dn-finalize-block", case, merged)

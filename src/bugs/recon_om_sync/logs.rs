@@ -20,8 +20,8 @@
 //! not initialized yet ...`: Recon at sequence number 0 of a fresh OM.
 
 use super::mirror::{Action, ReconOmSync, State};
+use crate::mirror::{Constants, Step};
 use crate::refinement::{shutdown_banner, startup_banner, Logs, Render, Rng};
-use crate::spec::{Constants, Step};
 
 pub const MAX_LEN: usize = 30;
 
@@ -118,7 +118,7 @@ impl Render<ReconOmSync> for Renderer {
     fn silent_and_irrelevant(action: Action) -> bool {
         matches!(action, Action::OmWrite | Action::OmRestore)
     }
-    fn monitor() -> Box<dyn crate::model::Model> {
+    fn monitor() -> Box<dyn crate::monitor::Model> {
         Box::new(super::monitor::ReconOmSync::default())
     }
     fn causal_rules() -> &'static [&'static crate::timeline::causal::CausalRule] {
@@ -132,11 +132,11 @@ impl Render<ReconOmSync> for Renderer {
         rng: &mut Rng,
         logs: &mut Logs,
     ) -> Self {
-        let tasks = crate::spec::constants::model_values(constants, "Tasks").expect("Tasks");
+        let tasks = crate::mirror::constants::model_values(constants, "Tasks").expect("Tasks");
         let r = Renderer {
             file: logs.file(&format!("ozone-hadoop-recon-{HOST}.log")),
             tasks,
-            patched: crate::spec::constants::boolean(constants, "ReprocessOnCursorMismatch")
+            patched: crate::mirror::constants::boolean(constants, "ReprocessOnCursorMismatch")
                 .expect("ReprocessOnCursorMismatch"),
             k: rng.range(37, 400),
             snapshot: 1_787_486_400_000 + rng.below(100_000),

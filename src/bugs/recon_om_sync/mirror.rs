@@ -5,8 +5,8 @@
 //! Line numbers in the comments are those of `ReconOmSync.tla`. Tasks are indexed in TLA+ order (the sorted
 //! order of the model values in `Tasks`); `reprocessed` is a bitset over those indices.
 
-use crate::spec::constants;
-use crate::spec::{Constants, Mirror, ShippedSpec, Step};
+use crate::mirror::constants;
+use crate::mirror::{Constants, Mirror, ShippedSpec, Step};
 use crate::tla::value::TlaValue;
 
 crate::spec_actions! {

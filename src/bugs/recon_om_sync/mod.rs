@@ -10,13 +10,14 @@
 //! rebuilds the mirror's actions for `export` from the whole timeline at once (`Model::witnessed`), because
 //! its abstraction of sequence numbers into small integers per OM lineage needs every number the logs show.
 
+#[cfg(any(test, feature = "testing"))]
 pub mod logs;
 pub mod mirror;
 pub mod monitor;
 pub mod witness;
 
 use super::Bug;
-use crate::model::{About, Invariant, Role, Spec};
+use crate::monitor::{About, Invariant, Role, Spec};
 use crate::vocab::Component;
 
 const INVARIANTS: &[Invariant] = &[Invariant {
@@ -44,7 +45,8 @@ pub const BUG: Bug = Bug {
     about: &ABOUT,
     causal: &[],
     monitor: || Box::new(monitor::ReconOmSync::default()),
-    mirror: &crate::spec::Mirrored::<mirror::ReconOmSync>::new(),
+    mirror: &crate::mirror::Mirrored::<mirror::ReconOmSync>::new(),
+    #[cfg(any(test, feature = "testing"))]
     refinement: crate::refinement::Refinement::of::<mirror::ReconOmSync, logs::Renderer>(
         logs::MAX_LEN,
     ),

@@ -18,7 +18,7 @@ use super::witness::{seq, task};
 use super::ABOUT;
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
-use crate::model::{invariant, About, Ctx, Instance, Knowledge, Model, Violation};
+use crate::monitor::{invariant, About, Ctx, Instance, Knowledge, Model, Violation};
 use crate::value::Value;
 use crate::vocab::EventKind;
 use rustc_hash::FxHashMap as HashMap;
@@ -591,7 +591,7 @@ impl Model for ReconOmSync {
     // stepped event by event, unlike the other three bugs').
     fn witness(&mut self, _cx: &Ctx, _index: usize, _e: &Event, _life: Option<LifeStep>) {}
 
-    fn witnessed(&mut self, cx: &Ctx) -> crate::spec::export::Witnessed {
+    fn witnessed(&mut self, cx: &Ctx) -> crate::mirror::export::Witnessed {
         super::witness::witnesses(cx.timeline)
     }
 }
@@ -599,8 +599,8 @@ impl Model for ReconOmSync {
 #[cfg(test)]
 mod tests {
     use crate::event::Event;
-    use crate::model::testkit::{daemon, ev, run, test_output, text};
-    use crate::model::Verdict;
+    use crate::monitor::testkit::{daemon, ev, run, test_output, text};
+    use crate::monitor::Verdict;
     use crate::value::Value;
     use crate::vocab::EventKind::*;
 
@@ -649,7 +649,7 @@ mod tests {
     /// its tasks after a daily full snapshot and restarts daily remembers no more than three days of it.
     #[test]
     fn a_month_of_syncs_and_rebuilds_keeps_the_state_of_a_few_days() {
-        use crate::model::{Ctx, Model};
+        use crate::monitor::{Ctx, Model};
         const MINUTE: i64 = 60_000;
         const DAY: i64 = 86_400_000;
         let tasks = [
@@ -687,7 +687,7 @@ mod tests {
             v
         };
         let most = |n: i64| {
-            let tl = crate::model::testkit::timeline(vec![daemon("recon", R, days(n))]);
+            let tl = crate::monitor::testkit::timeline(vec![daemon("recon", R, days(n))]);
             let cx = Ctx { timeline: &tl };
             let mut m = super::ReconOmSync::default();
             let (mut most, mut out) = (0, Vec::new());
@@ -1051,7 +1051,7 @@ mod tests {
             crate::bugs::merge_rules(crate::timeline::DEFAULT_MAX_SKEW_MS),
             &|_, _| {},
         );
-        let r = crate::model::testkit::replay_one(&tl, "recon-om-sync");
+        let r = crate::monitor::testkit::replay_one(&tl, "recon-om-sync");
         (tl, r)
     }
 

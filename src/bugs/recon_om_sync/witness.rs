@@ -28,9 +28,9 @@
 
 use super::mirror::Action;
 use crate::lifecycle::LifeStep;
-use crate::model::{Ctx, Instance};
-use crate::spec::export::{action_names, model_value_for, Witness, Witnessed};
-use crate::spec::Constants;
+use crate::mirror::export::{action_names, model_value_for, Witness, Witnessed};
+use crate::mirror::Constants;
+use crate::monitor::{Ctx, Instance};
 use crate::timeline::Timeline;
 use crate::tla::value::TlaValue;
 use crate::value::Value;
@@ -409,8 +409,8 @@ mod tests {
     use crate::bugs::testkit::{
         self, assert_export_replays, last_tlc_state, tlc_jar, tlc_on_export,
     };
-    use crate::spec::export::build_either;
-    use crate::spec::Mirror;
+    use crate::mirror::export::build_either;
+    use crate::mirror::Mirror;
 
     /// The case's daemon log (Recon's only), or its merged test output.
     fn scenario(case: &str, merged: bool) -> Timeline {

@@ -21,9 +21,9 @@
 //! | `Propose`, `PurgeLog`, `ApplyEntry(s)` of a tx entry, `Crash(s)` | nothing (hidden) |
 
 use super::mirror::{Action, Entry, ScmFinalization, State};
+use crate::mirror::{Constants, Step};
 use crate::refinement::scm::{self, HAM, STARTER};
 use crate::refinement::{host_of, startup_banner, Logs, Render, Rng};
-use crate::spec::{Constants, Step};
 use crate::tla::value::TlaValue;
 
 pub const MAX_LEN: usize = 50;
@@ -118,7 +118,7 @@ fn nodes(
     logs: &mut Logs,
     service: &str,
 ) -> Vec<Node> {
-    crate::spec::constants::model_values(constants, name)
+    crate::mirror::constants::model_values(constants, name)
         .expect("a set of model values")
         .iter()
         .enumerate()
@@ -390,7 +390,7 @@ impl Render<ScmFinalization> for Renderer {
             Action::Propose | Action::PurgeLog | Action::ApplyEntry
         )
     }
-    fn monitor() -> Box<dyn crate::model::Model> {
+    fn monitor() -> Box<dyn crate::monitor::Model> {
         Box::new(super::monitor::ScmFinalization::default())
     }
     fn causal_rules() -> &'static [&'static crate::timeline::causal::CausalRule] {
@@ -430,7 +430,7 @@ impl Render<ScmFinalization> for Renderer {
             announced: vec![false; scms.len()],
             scms,
             dns,
-            patched: crate::spec::constants::boolean(constants, "FinalizeFromDbOnStartup")
+            patched: crate::mirror::constants::boolean(constants, "FinalizeFromDbOnStartup")
                 .expect("FinalizeFromDbOnStartup"),
             term: 1,
             base: rng.range(10, 60) as u64,

@@ -10,7 +10,7 @@
 //! `Datanodes`, versions in `{0, 1}`, phases in `Phases`, entries in `Entries`, naturals for the indices);
 //! the bounds by `MaxLog` are left to `TypeOK`, so a state outside them can still be read and judged.
 
-use crate::spec::{constants, Constants, Mirror, ShippedSpec, Step};
+use crate::mirror::{constants, Constants, Mirror, ShippedSpec, Step};
 use crate::tla::value::TlaValue;
 
 crate::spec_actions! {

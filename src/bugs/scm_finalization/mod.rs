@@ -11,13 +11,14 @@
 //! mirror's actions for `export` (each SCM's run, stop and install steps, how nodes are named as model
 //! values) and decides nothing: the mirror does.
 
+#[cfg(any(test, feature = "testing"))]
 pub mod logs;
 pub mod mirror;
 pub mod monitor;
 pub mod witness;
 
 use super::Bug;
-use crate::model::{About, Invariant, Role, Spec};
+use crate::monitor::{About, Invariant, Role, Spec};
 use crate::vocab::Component;
 
 const INVARIANTS: &[Invariant] = &[
@@ -54,7 +55,8 @@ pub const BUG: Bug = Bug {
     about: &ABOUT,
     causal: &[&super::scm_raft::LEADER_TERM],
     monitor: || Box::new(monitor::ScmFinalization::default()),
-    mirror: &crate::spec::Mirrored::<mirror::ScmFinalization>::new(),
+    mirror: &crate::mirror::Mirrored::<mirror::ScmFinalization>::new(),
+    #[cfg(any(test, feature = "testing"))]
     refinement: crate::refinement::Refinement::of::<mirror::ScmFinalization, logs::Renderer>(
         logs::MAX_LEN,
     ),

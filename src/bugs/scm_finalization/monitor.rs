@@ -11,7 +11,7 @@ use super::witness::datanode_of;
 use super::ABOUT;
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
-use crate::model::{invariant, About, Ctx, Instance, Knowledge, Model, Violation};
+use crate::monitor::{invariant, About, Ctx, Instance, Knowledge, Model, Violation};
 use crate::value::Value;
 use crate::vocab::EventKind;
 use rustc_hash::FxHashMap as HashMap;
@@ -555,7 +555,7 @@ impl Model for ScmFinalization {
         self.table.step(cx.timeline, index, e, life);
     }
 
-    fn witnessed(&mut self, cx: &Ctx) -> crate::spec::export::Witnessed {
+    fn witnessed(&mut self, cx: &Ctx) -> crate::mirror::export::Witnessed {
         self.table.finish(cx.timeline)
     }
 }
@@ -563,8 +563,8 @@ impl Model for ScmFinalization {
 #[cfg(test)]
 mod tests {
     use crate::event::Event;
-    use crate::model::testkit::{daemon, ev, run, text, version};
-    use crate::model::Verdict;
+    use crate::monitor::testkit::{daemon, ev, run, text, version};
+    use crate::monitor::Verdict;
     use crate::value::Value;
     use crate::vocab::EventKind::*;
 
@@ -777,7 +777,7 @@ mod tests {
         events.push(fenced("", 5_200, 100, 0));
         let (_, r) = run(
             "scm-finalization",
-            vec![crate::model::testkit::test_output(events)],
+            vec![crate::monitor::testkit::test_output(events)],
         );
         let reason = r.reason.expect("the unattributed line is a reason");
         assert!(
@@ -949,7 +949,7 @@ mod tests {
     #[test]
     fn a_month_of_fences_keeps_a_block_of_them_and_the_same_report() {
         use super::ScmFinalization;
-        use crate::model::{Ctx, Model};
+        use crate::monitor::{Ctx, Model};
         const MINUTE: i64 = 60_000;
         let last = 30 * 24 * 12;
         let fences: Vec<Event> = (0..=last)
@@ -957,7 +957,7 @@ mod tests {
             .collect();
         let mut undated = fenced("scm2", 5 * 24 * 60 * MINUTE, 100, 0);
         undated.time = None;
-        let tl = crate::model::testkit::timeline(vec![
+        let tl = crate::monitor::testkit::timeline(vec![
             daemon(
                 "scm",
                 "scm1",
@@ -1068,7 +1068,7 @@ mod tests {
 
     #[test]
     fn a_datanode_started_on_main_is_not_a_restart_of_the_scm_built_there() {
-        use crate::model::testkit::{on_thread, test_output};
+        use crate::monitor::testkit::{on_thread, test_output};
         use crate::vocab::Component;
         let ratis = "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e83@group-9F3A1C2B4D5E-StateMachineUpdater";
         let mut dn_start = ev(

@@ -24,8 +24,8 @@
 use super::mirror::Action;
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
-use crate::spec::export::{action_names, model_value_for, Witness, Witnessed};
-use crate::spec::Constants;
+use crate::mirror::export::{action_names, model_value_for, Witness, Witnessed};
+use crate::mirror::Constants;
 use crate::timeline::Timeline;
 use crate::tla::value::TlaValue;
 use crate::value::Value;
@@ -390,9 +390,9 @@ mod tests {
     use super::*;
     use crate::bugs::scm_finalization::mirror::ScmFinalization;
     use crate::bugs::testkit::{file_line, scenario, tlc_jar, tlc_on_export};
-    use crate::spec::export::{build_either, to_trace, Stuck};
-    use crate::spec::replay::{replay_with, Outcome};
-    use crate::spec::Mirror;
+    use crate::mirror::export::{build_either, to_trace, Stuck};
+    use crate::mirror::replay::{replay_with, Outcome};
+    use crate::mirror::Mirror;
 
     /// The timeline of a case's daemon files.
     fn timeline(case: &str) -> Timeline {
@@ -411,7 +411,7 @@ mod tests {
             .map(|x| {
                 format!(
                     "{} @ {}",
-                    crate::spec::replay::action_text(x.action, &x.params),
+                    crate::mirror::replay::action_text(x.action, &x.params),
                     at(tl, x.event)
                 )
             })
@@ -419,7 +419,7 @@ mod tests {
     }
 
     fn primary_of_check(tl: &Timeline, invariant: &str) -> String {
-        let r = crate::model::testkit::replay_one(tl, "scm-finalization");
+        let r = crate::monitor::testkit::replay_one(tl, "scm-finalization");
         let v = r
             .violations
             .iter()
@@ -549,7 +549,7 @@ mod tests {
                 "Register(scm3, dn3) @ scm-scm3.log:140",
             ]
         );
-        assert!(crate::model::testkit::replay_one(&tl, "scm-finalization")
+        assert!(crate::monitor::testkit::replay_one(&tl, "scm-finalization")
             .violations
             .is_empty());
         let (patched, constants, b) = build_either::<ScmFinalization>(&w).unwrap();

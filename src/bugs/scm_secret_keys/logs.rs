@@ -20,9 +20,9 @@
 //! | `ExpireKey(k)`, `PurgeLog`, `Crash(s)` | nothing (hidden) |
 
 use super::mirror::{Action, KeySet, ScmSecretKeys, State};
+use crate::mirror::{Constants, Step};
 use crate::refinement::scm::{self, HAM, STARTER};
 use crate::refinement::{host_of, startup_banner, Behaviour, Logs, Render, Rng};
-use crate::spec::{Constants, Step};
 use crate::tla::value::TlaValue;
 
 pub const MAX_LEN: usize = 40;
@@ -273,7 +273,7 @@ impl Render<ScmSecretKeys> for Renderer {
     fn silent_and_irrelevant(action: Action) -> bool {
         matches!(action, Action::PurgeLog | Action::ExpireKey)
     }
-    fn monitor() -> Box<dyn crate::model::Model> {
+    fn monitor() -> Box<dyn crate::monitor::Model> {
         Box::new(super::monitor::ScmSecretKeys::default())
     }
     fn causal_rules() -> &'static [&'static crate::timeline::causal::CausalRule] {
@@ -287,7 +287,7 @@ impl Render<ScmSecretKeys> for Renderer {
         rng: &mut Rng,
         logs: &mut Logs,
     ) -> Self {
-        let scms: Vec<Scm> = crate::spec::constants::model_values(constants, "Nodes")
+        let scms: Vec<Scm> = crate::mirror::constants::model_values(constants, "Nodes")
             .expect("Nodes")
             .iter()
             .enumerate()
@@ -302,7 +302,7 @@ impl Render<ScmSecretKeys> for Renderer {
                 }
             })
             .collect();
-        let max_keys = crate::spec::constants::natural(constants, "MaxKeys").expect("MaxKeys");
+        let max_keys = crate::mirror::constants::natural(constants, "MaxKeys").expect("MaxKeys");
         let r = Renderer {
             keys: (0..max_keys)
                 .map(|_| Key {
@@ -311,7 +311,7 @@ impl Render<ScmSecretKeys> for Renderer {
                 })
                 .collect(),
             scms,
-            patched: crate::spec::constants::boolean(constants, "SaveKeysBeforeDbSwap")
+            patched: crate::mirror::constants::boolean(constants, "SaveKeysBeforeDbSwap")
                 .expect("SaveKeysBeforeDbSwap"),
             term: 1,
             base: rng.range(10, 60) as u64,

@@ -12,7 +12,7 @@
 //! ([`KeySet`], so `MaxKeys <= 128`), indices are `u8` (so `MaxLog <= 255`). [`Mirror::to_tla`] and
 //! [`Mirror::from_tla`] translate to and from the exact values TLC prints.
 
-use crate::spec::{constants, Constants, Mirror, ShippedSpec, Step};
+use crate::mirror::{constants, Constants, Mirror, ShippedSpec, Step};
 use crate::tla::value::TlaValue;
 use std::fmt;
 

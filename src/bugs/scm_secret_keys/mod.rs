@@ -12,13 +12,14 @@
 //! ending in `FailSave`, a startup with no shutdown before it as `Crash` then `Restart`) and decides nothing:
 //! the mirror does.
 
+#[cfg(any(test, feature = "testing"))]
 pub mod logs;
 pub mod mirror;
 pub mod monitor;
 pub mod witness;
 
 use super::Bug;
-use crate::model::{About, Invariant, Role, Spec};
+use crate::monitor::{About, Invariant, Role, Spec};
 use crate::timeline::causal::{CausalRule, Fact};
 use crate::value::Value;
 use crate::vocab::{Component, EventKind};
@@ -92,7 +93,8 @@ pub const BUG: Bug = Bug {
     about: &ABOUT,
     causal: &[&KEY_ORIGIN, &super::scm_raft::LEADER_TERM],
     monitor: || Box::new(monitor::ScmSecretKeys::default()),
-    mirror: &crate::spec::Mirrored::<mirror::ScmSecretKeys>::new(),
+    mirror: &crate::mirror::Mirrored::<mirror::ScmSecretKeys>::new(),
+    #[cfg(any(test, feature = "testing"))]
     refinement: crate::refinement::Refinement::of::<mirror::ScmSecretKeys, logs::Renderer>(
         logs::MAX_LEN,
     ),

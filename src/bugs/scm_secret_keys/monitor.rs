@@ -11,7 +11,7 @@ use super::mirror::Phase;
 use super::ABOUT;
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
-use crate::model::{invariant, About, Ctx, Instance, Knowledge, Model, Violation};
+use crate::monitor::{invariant, About, Ctx, Instance, Knowledge, Model, Violation};
 use crate::time::Timestamp;
 use crate::value::{SecretKeyInfo, Value};
 use crate::vocab::{Component, EventKind};
@@ -748,15 +748,15 @@ impl Model for ScmSecretKeys {
         self.table.step(cx.timeline, index, e, life);
     }
 
-    fn witnessed(&mut self, cx: &Ctx) -> crate::spec::export::Witnessed {
+    fn witnessed(&mut self, cx: &Ctx) -> crate::mirror::export::Witnessed {
         self.table.finish(cx.timeline)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::model::testkit::{daemon, ev, key, keys, run, text};
-    use crate::model::Verdict;
+    use crate::monitor::testkit::{daemon, ev, key, keys, run, text};
+    use crate::monitor::Verdict;
     use crate::vocab::EventKind::*;
 
     const DAY: i64 = 86_400_000;
@@ -1054,7 +1054,7 @@ mod tests {
     /// and a key whose expiry is first unknown and learnt later is held to it from then on.
     #[test]
     fn a_long_key_history_checks_only_the_unexpired_keys() {
-        use crate::model::testkit::at;
+        use crate::monitor::testkit::at;
         use crate::value::{SecretKeyInfo, Value};
         const HOUR: i64 = 3_600_000;
         let key = |id: &str, expires: Option<i64>| SecretKeyInfo {
@@ -1093,9 +1093,9 @@ mod tests {
         lines.push(set(t + 3_000, 999, Some(990), vec![]));
 
         let replay = |lines: Vec<crate::event::Event>| {
-            let mut tl = crate::model::testkit::timeline(vec![daemon("scm", "scm1", lines)]);
+            let mut tl = crate::monitor::testkit::timeline(vec![daemon("scm", "scm1", lines)]);
             tl.set_utc_offsets(crate::clock::GivenOffsets::all(0));
-            crate::model::testkit::replay_one(&tl, "scm-secret-keys")
+            crate::monitor::testkit::replay_one(&tl, "scm-secret-keys")
         };
         let r = replay(healthy);
         assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.violations);
@@ -1125,9 +1125,9 @@ mod tests {
             )]
         };
         // With the logs' UTC offset known, K1 has expired when it is dropped.
-        let mut tl = crate::model::testkit::timeline(inputs());
+        let mut tl = crate::monitor::testkit::timeline(inputs());
         tl.set_utc_offsets(crate::clock::GivenOffsets::all(0));
-        let r = crate::model::testkit::replay_one(&tl, "scm-secret-keys");
+        let r = crate::monitor::testkit::replay_one(&tl, "scm-secret-keys");
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         assert_eq!(r.verdict, Verdict::Conforms);
         // The first set was vacuous (nothing known), the second kept K2.
@@ -1150,7 +1150,7 @@ mod tests {
         use crate::value::{SecretKeyInfo, Value};
         const MIN: i64 = 60_000;
         let utc = |m: i64| Timestamp {
-            millis: crate::model::testkit::at(0).millis + m * MIN,
+            millis: crate::monitor::testkit::at(0).millis + m * MIN,
             has_date: true,
         };
         let k = |id: &str, created: i64, expires: i64| SecretKeyInfo {
@@ -1236,11 +1236,11 @@ mod tests {
             "{warnings:?}"
         );
         // Given scm2's offset, every check is decided.
-        let mut tl = crate::model::testkit::timeline(inputs());
+        let mut tl = crate::monitor::testkit::timeline(inputs());
         let mut given = crate::clock::GivenOffsets::default();
         given.by_node.insert("scm2".into(), -60 * MIN);
         tl.set_utc_offsets(given);
-        let r = crate::model::testkit::replay_one(&tl, "scm-secret-keys");
+        let r = crate::monitor::testkit::replay_one(&tl, "scm-secret-keys");
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         // (Inconclusive only because the logs start after the cluster's first key: nothing about clocks.)
         let reason = r.reason.unwrap_or_default();
@@ -1254,14 +1254,14 @@ mod tests {
             40 * MIN + 25 - 60 * MIN,
             keys(vec![k("K3", 40, 70)]),
         );
-        let mut tl = crate::model::testkit::timeline(vec![
+        let mut tl = crate::monitor::testkit::timeline(vec![
             daemon("scm", "scm1", scm1.clone()),
             daemon("scm", "scm2", dropping),
         ]);
         let mut given = crate::clock::GivenOffsets::default();
         given.by_node.insert("scm2".into(), -60 * MIN);
         tl.set_utc_offsets(given);
-        let r = crate::model::testkit::replay_one(&tl, "scm-secret-keys");
+        let r = crate::monitor::testkit::replay_one(&tl, "scm-secret-keys");
         assert_eq!(r.violations.len(), 1, "{:?}", r.violations);
         assert_eq!(r.violations[0].invariant, "NoUnexpiredKeyDropped");
         assert_eq!(r.violations[0].node.as_deref(), Some("scm2"));
@@ -1276,7 +1276,7 @@ mod tests {
         use crate::value::{SecretKeyInfo, Value};
         const HOUR: i64 = 3_600_000;
         let utc = |h: i64| Timestamp {
-            millis: crate::model::testkit::at(0).millis + h * HOUR,
+            millis: crate::monitor::testkit::at(0).millis + h * HOUR,
             has_date: true,
         };
         let k = |id: &str, created: i64, expires: i64| SecretKeyInfo {
@@ -1314,15 +1314,15 @@ mod tests {
         assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
         // Told the wrong offset (UTC) for scm1 itself, K1 would still be unexpired at 05:00 and its drop a
         // violation: the user's word for one node is obeyed.
-        let mut tl = crate::model::testkit::timeline(vec![daemon("scm", "scm1", events)]);
+        let mut tl = crate::monitor::testkit::timeline(vec![daemon("scm", "scm1", events)]);
         let mut given = crate::clock::GivenOffsets::default();
         given.by_node.insert("scm1".into(), 0);
         tl.set_utc_offsets(given);
-        let r = crate::model::testkit::replay_one(&tl, "scm-secret-keys");
+        let r = crate::monitor::testkit::replay_one(&tl, "scm-secret-keys");
         assert_eq!(r.violations.len(), 1);
         // One offset for every node yields to what a node's own generation line shows, with a warning.
         tl.set_utc_offsets(crate::clock::GivenOffsets::all(0));
-        let r = crate::model::testkit::replay_one(&tl, "scm-secret-keys");
+        let r = crate::monitor::testkit::replay_one(&tl, "scm-secret-keys");
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         let warnings: Vec<&String> = tl.inputs.iter().flat_map(|i| &i.warnings).collect();
         assert!(
@@ -1422,8 +1422,8 @@ mod tests {
 #[cfg(test)]
 mod pruning {
     use super::ScmSecretKeys;
-    use crate::model::testkit::{daemon, ev, keys, text, timeline};
-    use crate::model::{Ctx, Model, Violation};
+    use crate::monitor::testkit::{daemon, ev, keys, text, timeline};
+    use crate::monitor::{Ctx, Model, Violation};
     use crate::timeline::Timeline;
     use crate::vocab::EventKind::*;
 
@@ -1457,7 +1457,7 @@ mod pruning {
                     ms,
                     vec![(
                         "key",
-                        crate::model::testkit::key(&format!("K{d}"), (d + 7) * DAY),
+                        crate::monitor::testkit::key(&format!("K{d}"), (d + 7) * DAY),
                     )],
                 ));
             }
@@ -1467,7 +1467,7 @@ mod pruning {
                     ks.push(crate::value::SecretKeyInfo {
                         id: "K1".into(),
                         created: None,
-                        expires: Some(crate::model::testkit::at(8 * DAY)),
+                        expires: Some(crate::monitor::testkit::at(8 * DAY)),
                     });
                 }
             }
@@ -1498,7 +1498,7 @@ mod pruning {
             ks.push(crate::value::SecretKeyInfo {
                 id: "K0".into(),
                 created: None,
-                expires: Some(crate::model::testkit::at(7 * DAY)),
+                expires: Some(crate::monitor::testkit::at(7 * DAY)),
             });
         }
         let install = 10 * DAY + 3_000;

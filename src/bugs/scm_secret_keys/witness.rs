@@ -25,7 +25,7 @@
 use super::mirror::{Action, Phase};
 use crate::event::Event;
 use crate::lifecycle::{is_stop_line, LifeStep};
-use crate::spec::export::{action_names, model_value_for, Witness, Witnessed};
+use crate::mirror::export::{action_names, model_value_for, Witness, Witnessed};
 use crate::timeline::Timeline;
 use crate::tla::value::TlaValue;
 use crate::vocab::EventKind;
@@ -237,7 +237,7 @@ impl Table {
         while node_values.contains(&TlaValue::model(no_node.as_str())) {
             no_node.push('_');
         }
-        let mut constants = crate::spec::Constants::new();
+        let mut constants = crate::mirror::Constants::new();
         constants.insert("Nodes".into(), TlaValue::set(node_values.iter().cloned()));
         constants.insert("NoNode".into(), TlaValue::model(no_node.as_str()));
         constants.insert("MaxKeys".into(), TlaValue::int(bound as i64));
@@ -306,8 +306,8 @@ mod tests {
     use crate::bugs::testkit::{
         assert_export_replays, file_line, last_tlc_state, scenario, tlc_jar, tlc_on_export,
     };
-    use crate::spec::export::build_either;
-    use crate::spec::Mirror;
+    use crate::mirror::export::build_either;
+    use crate::mirror::Mirror;
 
     const CASES: &str = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -520,7 +520,7 @@ mod tests {
     /// A kill -9 inside the install window: the next STARTUP_MSG gives Crash then Restart.
     #[test]
     fn a_startup_with_no_shutdown_before_it_is_a_crash_then_a_restart() {
-        use crate::model::testkit::{daemon, ev, keys, text};
+        use crate::monitor::testkit::{daemon, ev, keys, text};
         use EventKind::*;
         let start = |ms| {
             ev(
@@ -530,7 +530,7 @@ mod tests {
                 vec![("service", text("StorageContainerManager"))],
             )
         };
-        let tl = crate::model::testkit::timeline(vec![daemon(
+        let tl = crate::monitor::testkit::timeline(vec![daemon(
             "scm",
             "scm3",
             vec![

@@ -71,7 +71,7 @@ macro_rules! spec_actions {
             }
         }
 
-        impl $crate::spec::Action for $name {
+        impl $crate::mirror::Action for $name {
             const ALL: &'static [Self] = $name::ALL;
             const NAMES: &'static [&'static str] = $name::NAMES;
             fn name(self) -> &'static str {
@@ -81,14 +81,14 @@ macro_rules! spec_actions {
 
         impl ::std::fmt::Display for $name {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str($crate::spec::Action::name(*self))
+                f.write_str($crate::mirror::Action::name(*self))
             }
         }
 
         impl ::std::str::FromStr for $name {
             type Err = String;
             fn from_str(s: &str) -> Result<Self, String> {
-                <Self as $crate::spec::Action>::from_name(s)
+                <Self as $crate::mirror::Action>::from_name(s)
                     .ok_or_else(|| format!("`{s}` is not an action of this module"))
             }
         }
@@ -169,7 +169,7 @@ pub struct ShippedSpec {
 #[macro_export]
 macro_rules! shipped_spec {
     ($model:literal, $module:literal) => {
-        $crate::spec::ShippedSpec {
+        $crate::mirror::ShippedSpec {
             model: $model,
             module: $module,
             dir: concat!("traces/", $model),

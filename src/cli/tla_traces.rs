@@ -3,8 +3,8 @@
 
 use crate::bugs::{Bug, BUGS};
 use crate::cli::{out_err, EXIT_OK, EXIT_VIOLATION};
-use crate::spec::replay::{Divergence, Outcome};
-use crate::spec::Constants;
+use crate::mirror::replay::{Divergence, Outcome};
+use crate::mirror::Constants;
 use crate::timeline::Timeline;
 use crate::tla::read::read_trace_file;
 use crate::tla::trace::{Trace, TraceError, TraceFile, TraceFormat};

@@ -3,8 +3,8 @@
 //! [`crate::check`]'s business (the bug registry). The refinement harness, which sits below the registry,
 //! calls the engine directly.
 
-use crate::model::{About, Ctx, Model, Verdict, Violation};
-use crate::spec::export::Witnessed;
+use crate::mirror::export::Witnessed;
+use crate::monitor::{About, Ctx, Model, Verdict, Violation};
 use crate::timeline::Timeline;
 use crate::vocab::EventKind;
 use std::collections::HashSet;

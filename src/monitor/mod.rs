@@ -1,5 +1,5 @@
 //! The log monitors' common ground: the [`Model`] trait every bug's `monitor.rs` implements, invariants,
-//! violations and three-valued [`Knowledge`]. (The exact, TLC-checked mirrors of the specs are in `src/spec/`.)
+//! violations and three-valued [`Knowledge`]. (The exact, TLC-checked mirrors of the specs are in `src/mirror/`.)
 //!
 //! A monitor reads the merged timeline event by event, keeps one instance per SCM, datanode or Recon, and
 //! reports the first event at which an invariant of its spec fails. Knowledge is three-valued: a variable a log
@@ -9,7 +9,7 @@ pub mod replay;
 
 use crate::event::Event;
 use crate::lifecycle::LifeStep;
-use crate::spec::export::Witnessed;
+use crate::mirror::export::Witnessed;
 use crate::timeline::Timeline;
 use crate::vocab::EventKind;
 use std::sync::Arc;
