@@ -184,7 +184,6 @@ impl Lifecycle {
 mod tests {
     use super::*;
     use crate::monitor::testkit::{daemon, ev, run, test_output, text};
-    use EventKind::*;
 
     /// The steps `Lifecycle` gives a sequence of events of one node (key 0).
     fn steps(kinds: &[EventKind], test_output: bool) -> Vec<Option<LifeStep>> {
@@ -203,7 +202,11 @@ mod tests {
     #[test]
     fn startup_without_shutdown_is_a_crash_of_the_previous_run() {
         let s = steps(
-            &[ProcessStarted, CheckpointInstalled, ProcessStarted],
+            &[
+                EventKind::ProcessStarted,
+                EventKind::CheckpointInstalled,
+                EventKind::ProcessStarted,
+            ],
             false,
         );
         assert_eq!(s[0], Some(LifeStep::Started { crashed: None }));
@@ -211,7 +214,10 @@ mod tests {
         // The last event of the crashed run is index 1.
         assert_eq!(s[2], Some(LifeStep::Started { crashed: Some(1) }));
         // A banner right after a banner: the first run died at its own banner.
-        let s = steps(&[ProcessStarted, ProcessStarted], false);
+        let s = steps(
+            &[EventKind::ProcessStarted, EventKind::ProcessStarted],
+            false,
+        );
         assert_eq!(s[1], Some(LifeStep::Started { crashed: Some(0) }));
     }
 
@@ -219,10 +225,10 @@ mod tests {
     fn startup_after_shutdown_is_no_crash() {
         let s = steps(
             &[
-                ProcessStarted,
-                CheckpointInstalled,
-                ProcessShutdown,
-                ProcessStarted,
+                EventKind::ProcessStarted,
+                EventKind::CheckpointInstalled,
+                EventKind::ProcessShutdown,
+                EventKind::ProcessStarted,
             ],
             false,
         );
@@ -231,22 +237,36 @@ mod tests {
         // SHUTDOWN_MSG after other stop lines still marks a clean shutdown.
         let s = steps(
             &[
-                ProcessStarted,
-                ComponentStopping,
-                ProcessShutdown,
-                ProcessStarted,
+                EventKind::ProcessStarted,
+                EventKind::ComponentStopping,
+                EventKind::ProcessShutdown,
+                EventKind::ProcessStarted,
             ],
             false,
         );
         assert_eq!(s[3], Some(LifeStep::Started { crashed: None }));
         // Stop lines without SHUTDOWN_MSG do not make a clean shutdown.
-        let s = steps(&[ProcessStarted, ComponentStopping, ProcessStarted], false);
+        let s = steps(
+            &[
+                EventKind::ProcessStarted,
+                EventKind::ComponentStopping,
+                EventKind::ProcessStarted,
+            ],
+            false,
+        );
         assert_eq!(s[2], Some(LifeStep::Started { crashed: Some(1) }));
     }
 
     #[test]
     fn test_output_never_infers_a_crash() {
-        let s = steps(&[ProcessStarted, CheckpointInstalled, ProcessStarted], true);
+        let s = steps(
+            &[
+                EventKind::ProcessStarted,
+                EventKind::CheckpointInstalled,
+                EventKind::ProcessStarted,
+            ],
+            true,
+        );
         assert_eq!(s[0], Some(LifeStep::Started { crashed: None }));
         assert_eq!(s[2], Some(LifeStep::Started { crashed: None }));
     }
@@ -257,14 +277,14 @@ mod tests {
         let events = || {
             vec![
                 ev(
-                    ProcessStarted,
+                    EventKind::ProcessStarted,
                     "recon1",
                     0,
                     vec![("service", text("ReconServer"))],
                 ),
-                ev(CheckpointInstalled, "recon1", 10, vec![]),
+                ev(EventKind::CheckpointInstalled, "recon1", 10, vec![]),
                 ev(
-                    ProcessStarted,
+                    EventKind::ProcessStarted,
                     "recon1",
                     20,
                     vec![("service", text("ReconServer"))],
@@ -291,14 +311,14 @@ mod tests {
     fn only_the_first_stop_line_of_a_run_is_stopping() {
         let s = steps(
             &[
-                ProcessStarted,
-                ComponentStopping,
-                TerminatingWithStatus,
-                ExitingWithStatus,
-                ProcessShutdown,
-                ProcessStarted,
-                StateMachineReinitializeFailed,
-                ComponentStopping,
+                EventKind::ProcessStarted,
+                EventKind::ComponentStopping,
+                EventKind::TerminatingWithStatus,
+                EventKind::ExitingWithStatus,
+                EventKind::ProcessShutdown,
+                EventKind::ProcessStarted,
+                EventKind::StateMachineReinitializeFailed,
+                EventKind::ComponentStopping,
             ],
             false,
         );
@@ -324,11 +344,11 @@ mod tests {
         // reinitialize that terminates the SCM, the harness's `Shutting down StorageContainerManager`, the
         // rebuilt SCM's construction lines, and the same failure again: the second failure is a stop too.
         let run = [
-            ScmNodeIdentified,
-            ScmRaftServerCreated,
-            StateMachineReinitializeFailed,
-            TerminatingWithStatus,
-            HarnessScmShutdown,
+            EventKind::ScmNodeIdentified,
+            EventKind::ScmRaftServerCreated,
+            EventKind::StateMachineReinitializeFailed,
+            EventKind::TerminatingWithStatus,
+            EventKind::HarnessScmShutdown,
         ];
         let kinds: Vec<EventKind> = run.iter().chain(run.iter()).copied().collect();
         let once = [
@@ -343,7 +363,11 @@ mod tests {
         // The harness stop alone (no failure before it) is the stop.
         assert_eq!(
             steps(
-                &[ScmNodeIdentified, HarnessScmShutdown, ScmNodeIdentified],
+                &[
+                    EventKind::ScmNodeIdentified,
+                    EventKind::HarnessScmShutdown,
+                    EventKind::ScmNodeIdentified
+                ],
                 true
             ),
             vec![
@@ -357,12 +381,12 @@ mod tests {
         assert_eq!(
             steps(
                 &[
-                    ScmNodeIdentified,
-                    ScmNodeIdentified,
-                    ScmNodeIdentified,
-                    ScmRaftServerCreated,
-                    ScmNodeIdentified,
-                    ScmRaftServerCreated,
+                    EventKind::ScmNodeIdentified,
+                    EventKind::ScmNodeIdentified,
+                    EventKind::ScmNodeIdentified,
+                    EventKind::ScmRaftServerCreated,
+                    EventKind::ScmNodeIdentified,
+                    EventKind::ScmRaftServerCreated,
                 ],
                 true
             ),
@@ -378,7 +402,11 @@ mod tests {
         // In a daemon's log the construction lines follow the banner and are no step of their own.
         assert_eq!(
             steps(
-                &[ProcessStarted, ScmNodeIdentified, ScmRaftServerCreated],
+                &[
+                    EventKind::ProcessStarted,
+                    EventKind::ScmNodeIdentified,
+                    EventKind::ScmRaftServerCreated
+                ],
                 false
             ),
             vec![Some(LifeStep::Started { crashed: None }), None, None]
@@ -389,10 +417,10 @@ mod tests {
     fn in_jvm_start_after_a_stop_begins_a_new_run() {
         let s = steps(
             &[
-                ComponentStarting,
-                ComponentStopping,
-                ComponentStarting,
-                ComponentStopping,
+                EventKind::ComponentStarting,
+                EventKind::ComponentStopping,
+                EventKind::ComponentStarting,
+                EventKind::ComponentStopping,
             ],
             true,
         );
@@ -410,12 +438,12 @@ mod tests {
     #[test]
     fn nodeless_events_make_no_step_and_nodes_are_separate() {
         let mut life = Lifecycle::default();
-        let mut anon = ev(ProcessStarted, "", 0, vec![]);
+        let mut anon = ev(EventKind::ProcessStarted, "", 0, vec![]);
         anon.node_key = u32::MAX;
         assert_eq!(life.observe(0, &anon, false), None);
-        let mut a = ev(ProcessStarted, "scm1", 1, vec![]);
+        let mut a = ev(EventKind::ProcessStarted, "scm1", 1, vec![]);
         a.node_key = 0;
-        let mut b = ev(ProcessShutdown, "scm2", 2, vec![]);
+        let mut b = ev(EventKind::ProcessShutdown, "scm2", 2, vec![]);
         b.node_key = 1;
         assert_eq!(
             life.observe(1, &a, false),
@@ -632,9 +660,14 @@ mod tests {
 
     #[test]
     fn start_failures_stop_the_run() {
-        for failed in [ScmStartFailed, DatanodeStartFailed] {
+        for failed in [EventKind::ScmStartFailed, EventKind::DatanodeStartFailed] {
             let s = steps(
-                &[ProcessStarted, failed, ExitingWithStatus, ProcessStarted],
+                &[
+                    EventKind::ProcessStarted,
+                    failed,
+                    EventKind::ExitingWithStatus,
+                    EventKind::ProcessStarted,
+                ],
                 false,
             );
             assert_eq!(s[1], Some(LifeStep::Stopping));
@@ -643,15 +676,19 @@ mod tests {
         }
         // A logged exit ends a run like a SHUTDOWN_MSG; other stop lines do not.
         let s = steps(
-            &[ProcessStarted, TerminatingWithStatus, ProcessStarted],
+            &[
+                EventKind::ProcessStarted,
+                EventKind::TerminatingWithStatus,
+                EventKind::ProcessStarted,
+            ],
             false,
         );
         assert_eq!(s[2], Some(LifeStep::Started { crashed: None }));
         let s = steps(
             &[
-                ProcessStarted,
-                StateMachineReinitializeFailed,
-                ProcessStarted,
+                EventKind::ProcessStarted,
+                EventKind::StateMachineReinitializeFailed,
+                EventKind::ProcessStarted,
             ],
             false,
         );

@@ -1,7 +1,10 @@
 //! The closed vocabulary of abstract events and field types.
 //!
-//! Grammar files may only name events and fields declared here: the models are written against this
+//! Grammar files may only name events and fields declared in it: the models are written against this
 //! vocabulary, so a typo in a grammar must fail at load time, not silently produce an event no model reads.
+//! The kinds every part may read (process lifecycle, node identity, Ratis, and the lines the clocks and the
+//! merge read) are declared here; the kinds only one bug reads, in that bug's folder (`events.rs`), and the
+//! registry puts the sections together (`src/bugs/vocabulary.rs`).
 
 use std::fmt;
 
@@ -129,7 +132,7 @@ pub struct FieldSpec {
     pub optional: bool,
 }
 
-const fn req(name: &'static str, ty: FieldType) -> FieldSpec {
+pub const fn req(name: &'static str, ty: FieldType) -> FieldSpec {
     FieldSpec {
         name,
         ty,
@@ -137,7 +140,7 @@ const fn req(name: &'static str, ty: FieldType) -> FieldSpec {
     }
 }
 
-const fn opt(name: &'static str, ty: FieldType) -> FieldSpec {
+pub const fn opt(name: &'static str, ty: FieldType) -> FieldSpec {
     FieldSpec {
         name,
         ty,
@@ -145,29 +148,63 @@ const fn opt(name: &'static str, ty: FieldType) -> FieldSpec {
     }
 }
 
+/// An abstract event's kind: its place in the vocabulary, which is this module's [`COMMON`] kinds followed
+/// by each bug's own (`src/bugs/<bug>/events.rs`), in registry order. A kind is named by an associated const
+/// (`EventKind::SecretKeyGenerated`) declared with [`vocabulary!`] where it belongs, and matches like an enum
+/// variant; its name and fields are looked up in the registry's table (`src/bugs/vocabulary.rs`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EventKind(u16);
+
+impl EventKind {
+    /// The kind at `index` in the vocabulary ([`vocabulary!`] numbers them).
+    pub const fn at(index: u16) -> EventKind {
+        EventKind(index)
+    }
+
+    /// Its place in the vocabulary: the index of `EventKind::ALL` that holds it.
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// An event kind's name and fields, as [`vocabulary!`] declares them.
+#[derive(Clone, Copy, Debug)]
+pub struct KindDef {
+    pub name: &'static str,
+    pub fields: &'static [FieldSpec],
+}
+
+/// Declares a section of the vocabulary: `vocabulary! { SECTION from FIRST; Kind [fields], ... }` makes
+/// `pub const SECTION: &[KindDef]` (the kinds in order) and `EventKind::Kind` for each, numbered from `FIRST`.
+/// Sections are declared here ([`COMMON`]) and in each bug's `events.rs` (`KINDS`, from its place in the
+/// registry: `crate::bugs::first_kind::<bug>`).
+#[macro_export]
+#[doc(hidden)]
 macro_rules! vocabulary {
-    ($( $(#[$doc:meta])* $kind:ident [$($field:expr),* $(,)?] ),* $(,)?) => {
-        /// Every abstract event a grammar may produce.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum EventKind { $( $(#[$doc])* $kind ),* }
+    ($section:ident from $first:expr; $( $(#[$doc:meta])* $kind:ident [$($field:expr),* $(,)?] ),* $(,)?) => {
+        /// Each kind's place in this section.
+        #[allow(clippy::enum_variant_names, dead_code)]
+        #[repr(u16)]
+        enum Place { $($kind),* }
 
-        impl EventKind {
-            pub const ALL: &'static [EventKind] = &[$(EventKind::$kind),*];
+        /// This section's kinds, in order.
+        pub const $section: &[$crate::vocab::KindDef] =
+            &[$($crate::vocab::KindDef { name: stringify!($kind), fields: &[$($field),*] }),*];
 
-            pub fn name(self) -> &'static str {
-                match self { $(EventKind::$kind => stringify!($kind)),* }
-            }
-
-            pub fn fields(self) -> &'static [FieldSpec] {
-                match self { $(EventKind::$kind => { const F: &[FieldSpec] = &[$($field),*]; F }),* }
-            }
+        #[allow(non_upper_case_globals)]
+        impl $crate::vocab::EventKind {
+            $( $(#[$doc])* pub const $kind: $crate::vocab::EventKind =
+                $crate::vocab::EventKind::at($first + Place::$kind as u16); )*
         }
     };
 }
+pub use vocabulary;
 
 use FieldType as T;
 
 vocabulary! {
+    COMMON from 0;
+
     // ---- process lifecycle (every daemon) ----
     /// `STARTUP_MSG` banner; `host` comes from its `host = name/ip` line.
     ProcessStarted [req("service", T::Word), opt("host", T::HostIp)],
@@ -274,11 +311,9 @@ vocabulary! {
     /// DEBUG `{}: applyTransaction {}` (SCMStateMachine; `(t:T, i:N)`).
     ScmTransactionApplied [req("term_index", T::TermIndex)],
 
-    // ---- scm-secret-keys (HDDS-16923) ----
+    // ---- scm-secret-keys: the clocks read their instants (`src/clock.rs`), the merge their key ids ----
     /// `Got secret keys from leaders [...]` (held in memory during a snapshot install).
     SecretKeysFetched [req("keys", T::SecretKeys)],
-    /// `Failed to get secret keys from SCM leader L`.
-    SecretKeysFetchFailed [opt("leader", T::Text)],
     /// `Updating keys with [...]`: the key list applied on this SCM.
     SecretKeysUpdated [req("keys", T::SecretKeys)],
     /// `Current key updated SecretKey(...)`.
@@ -295,208 +330,14 @@ vocabulary! {
     SecretKeyGenerated [req("key", T::SecretKey)],
     /// `[Forced ]SecretKey rotation is happening, new key generated SecretKey(...)`.
     SecretKeyRotated [req("key", T::SecretKey)],
-    /// `Getting secret keys from leader {}.` (security enabled only; before SecretKeysFetched).
-    SecretKeysFetching [opt("leader", T::Text)],
-    /// DEBUG `The latest key was created at: {} which does not pass the rotation duration`.
-    SecretKeyRotationNotDue [opt("created", T::Word)],
-    /// `Scheduling rotation checker with interval {}` (SecretKeyManagerService start; `PT10M`).
-    SecretKeyRotationScheduled [opt("interval", T::Word)],
-    /// DN/OM verifier: `Secret key fetched from SCM: {}`; no `key` when SCM answered `null` (key unknown to SCM).
-    SecretKeyFetchedFromScm [opt("key", T::SecretKey)],
 
-    // ---- scm-finalization (HDDS-17089) ----
+    // ---- scm-finalization: node identity and the merge read them (`src/timeline/`) ----
     /// `Initializing version manager with apparent version A and software version S`.
     VersionManagerInitialized [req("apparent", T::Version), req("software", T::Version)],
-    /// `New snapshot received with higher apparent version V. Attempting to finalize to that version.`
-    SnapshotVersionHigher [req("version", T::Version)],
     /// `Version V has been finalized.`: the VERSION file now says V.
     VersionFinalized [req("version", T::Version)],
-    /// `Updating version in the VERSION file from A to B failed.`
-    VersionPersistFailed [opt("from", T::Version), opt("to", T::Version)],
     /// `Datanode D has apparent version X which is higher than SCM apparent version Y. SCM must finalize before datanodes.`
     DatanodeFenced [req("datanode", T::Datanode), req("datanode_version", T::Version), req("scm_version", T::Version)],
-    /// `Registered datanode: D`.
-    DatanodeRegistered [req("datanode", T::Datanode)],
-    /// Datanode side: `SCM rejected this datanode's registration ... This datanode will shut down.`
-    DatanodeRegistrationRejected [opt("software", T::Text), opt("apparent", T::Text)],
-    /// `Sending finalize command to datanode D with apparent version X which is less than SCM's finalized apparent version Y`.
-    DatanodeFinalizeSent [req("datanode", T::Datanode), opt("datanode_version", T::Version), opt("scm_version", T::Version)],
-    /// `Finalize attempt on a version which has already been finalized. {} This can happen when Raft Log is replayed during service restart.`
-    VersionAlreadyFinalized [opt("software", T::Version), opt("apparent", T::Version), opt("version", T::Version)],
-    /// WARN `Failed to roll back apparent version to {} after persist failure.`
-    VersionRollbackFailed [opt("version", T::Version)],
-    /// `Failed to reinitialize finalization state` (finalize from snapshot threw during reload).
-    FinalizationReinitializeFailed [],
-    /// WARN `Forcing upgrade finalization by skipping SCM peer and datanode software version checks`.
-    FinalizeForced [],
-    /// Admin finalize rejected (`SCM peer {} is running software version {} but leader is running version {}. ...` and the
-    /// unreachable-peer / datanode-version forms).
-    FinalizeRejected [opt("peer", T::Word), opt("peer_version", T::Version), opt("leader_version", T::Version), opt("datanodes", T::U64), opt("version", T::Version)],
-    /// Other fence reasons: `Datanode {} did not report its version. ...`, `... has software version {} which is newer/older than SCM software version {} ...`.
-    DatanodeRegistrationDenied [req("datanode", T::Datanode), opt("datanode_software", T::Version), opt("scm_software", T::Version)],
-    /// `Invalid datanode in the cluster : {host}. Datanode software version = ..., ...` (registered DN, not fenced).
-    DatanodeVersionInvalid [req("host", T::Word), opt("datanode_software", T::Version), opt("datanode_apparent", T::Version), opt("scm_software", T::Version), opt("scm_apparent", T::Version)],
-    /// `SCM trying to process heartbeat from an unregistered node {}. Ignoring the heartbeat.`
-    UnregisteredHeartbeatIgnored [req("datanode", T::Datanode)],
-    /// `SCM received heartbeat from an unregistered datanode {}. Asking datanode to re-register.`
-    DatanodeReregisterRequested [req("datanode", T::Datanode)],
-    /// Datanode side: `Critical error occurred in StateMachine, setting shutDownMachine`.
-    DatanodeCriticalError [],
-    /// Datanode side: `DatanodeStateMachine Shutdown due to an critical error` (then `Exiting with status 1`).
-    DatanodeShutdownOnError [],
-    /// Datanode side: `Processing FinalizeVersionCommandHandler command.`
-    DatanodeFinalizeCommandReceived [],
-    /// Datanode side: `Finalize upgrade called.` (followed by `Version {} has been finalized.` lines).
-    DatanodeFinalizeStarted [],
-    /// Datanode side: `Exception during finalization.`
-    DatanodeFinalizeFailed [],
-
-    // ---- dn-finalize-block (HDDS-16828) ----
-    /// `Finalized Block request received B`.
-    FinalizeBlockReceived [req("block", T::BlockId)],
-    /// `Block has been finalized B`.
-    BlockFinalized [req("block", T::BlockId)],
-    /// DEBUG `Block B successfully committed with bcsId N chunk size K`: a PutBlock persisted.
-    BlockCommitted [req("block", T::BlockId), req("bcs_id", T::U64), req("chunks", T::U64)],
-    /// DEBUG `Block B successfully persisted for closed container C with bcsId N chunk size K`.
-    BlockCommittedClosedContainer [req("block", T::BlockId), opt("container", T::U64), req("bcs_id", T::U64), req("chunks", T::U64)],
-    /// DEBUG `blockCommitSequenceId D in the Container Db is greater than the supplied value S. Ignoring it`.
-    PutBlockReplayIgnored [req("db_bcs_id", T::U64), req("bcs_id", T::U64)],
-    /// DEBUG `gid G : ApplyTransaction completed. cmd C logIndex N ...`.
-    ApplyTransactionCompleted [opt("group", T::Word), req("cmd", T::Word), req("log_index", T::U64), opt("result", T::Word)],
-    /// `Operation: Op , Trace ID: ... , Result: R , StorageContainerException Occurred.`
-    ContainerOperationFailed [req("operation", T::Word), opt("message", T::Text), req("result", T::Word)],
-    /// `{}: Setting the last applied index to (t:T, i:N)` (datanode restart replay point).
-    LastAppliedIndexSet [opt("member", T::Member), opt("term_index", T::TermIndex)],
-    /// `gid G : ApplyTransaction failed. cmd C logIndex N msg : M Container Result: R` (and `{}: failed to applyTransaction at logIndex {} for {}`).
-    ApplyTransactionFailed [opt("group", T::Word), req("cmd", T::Word), req("log_index", T::U64), opt("message", T::Text), opt("result", T::Word)],
-    /// `startTransaction validation failed on leader` (not ContainerNotOpen; stack trace follows).
-    StartTransactionValidationFailed [],
-    /// DEBUG `{}: writeChunk writeStateMachineData : blockId{} logIndex {} chunkName {}` (WriteChunk data write submitted;
-    /// the block id is the protobuf `DatanodeBlockID`, printed over continuation lines).
-    WriteChunkDataSubmitted [opt("group", T::Word), opt("container", T::U64), opt("local_id", T::U64), req("log_index", T::U64), opt("chunk", T::Word)],
-    /// DEBUG `{}: writeChunk writeStateMachineData  completed: blockId{} logIndex {} chunkName {}` (block id as above).
-    WriteChunkDataCompleted [opt("group", T::Word), opt("container", T::U64), opt("local_id", T::U64), req("log_index", T::U64), opt("chunk", T::Word)],
-    /// DEBUG `{}: getStreamDataChannel {} containerID={} pipelineID={} traceID={}` (streaming path, no startTransaction).
-    StreamDataChannelOpened [opt("group", T::Word), req("cmd", T::Word), opt("container", T::U64), opt("pipeline", T::Word)],
-    /// `Leader change notification received for group: {} with new leaderId: {}` (XceiverServerRatis).
-    PipelineLeaderChanged [req("group", T::Word), req("leader", T::Word)],
-
-    // ---- recon-om-sync (HDDS-16462) ----
-    /// `Starting Ozone Manager Service Provider.`
-    OmServiceProviderStarting [],
-    /// `Skipping startup task reinitialization because the local OM DB store is not initialized yet ...`
-    StartupReinitSkipped [],
-    /// `Task name and last updated sequence number of tasks, that are not matching ...`
-    StartupTaskMismatch [],
-    /// `{task} -> {seq}` lines that follow the mismatch header.
-    StartupTaskSeq [req("task", T::Word), req("seq", T::I64)],
-    /// `Queueing async reinitialization events during startup.`
-    StartupReinitQueued [],
-    /// `Ozone Manager Service Provider is started.`: Recon serves from here on.
-    OmServiceProviderStarted [],
-    /// `Stopping Ozone Manager Service Provider.`
-    OmServiceProviderStopping [],
-    /// `Last known sequence number before sync: N`.
-    SyncStarted [req("seq", T::I64)],
-    /// `Sequence number after sync: N`.
-    SyncCompleted [req("seq", T::I64)],
-    /// `Unable to get and apply delta updates from OM: ..., falling back to full snapshot` (and the ERROR variant).
-    DeltaFallbackToFullSnapshot [opt("reason", T::Text), opt("seq", T::I64)],
-    /// `Obtaining full snapshot from Ozone Manager`.
-    FullSnapshotRequested [],
-    /// ERROR `Error starting Recon OM Metadata Manager.` / WARN `Unexpected runtime error starting Recon OM Metadata
-    /// Manager.` (Recon's `start()`: the local OM DB copy did not open).
-    StartupOmDbFailed [],
-    /// `start()` replaces a local OM DB that failed to open: WARN `Trying to delete existing recon OM snapshot DB and
-    /// fetch new one.`, `Fetching full snapshot from Ozone Manager`.
-    StartupSnapshotFetching [],
-    /// `Successfully fetched a full snapshot from Ozone Manager` (after the install line; no reprocess is queued).
-    StartupSnapshotFetched [],
-    /// ERROR `Failed fetching a full snapshot from Ozone Manager` / `Unexpected IOException occurred while trying to
-    /// fetch a full snapshot`: no OM DB; the first scheduled sync takes a full snapshot.
-    StartupSnapshotFailed [],
-    /// ERROR lines of a scheduled full snapshot that installed nothing (`Unable to obtain Ozone Manager DB Snapshot.`,
-    /// `Failed to obtain a valid DB snapshot from Ozone Manager. ...`, `Unable to update Recon's metadata with new OM DB. `, ...).
-    FullSnapshotFailed [],
-    /// `Successfully updated Recon OM DB with new snapshot.`
-    FullSnapshotInstalled [],
-    /// `From Sequence Number:F, Recon DB Sequence Number: R, Number of updates received from OM : U, ...`
-    DeltaApplied [req("from_seq", T::I64), req("db_seq", T::I64), opt("updates", T::I64)],
-    /// Reinitialization queued (`Queueing task reinitialization event due to: R ...`, `Queueing async reinitialization event instead of blocking call`).
-    ReinitQueued [opt("reason", T::Word)],
-    /// `Processing reinitialization event: reason=R, timestamp=T`.
-    ReinitProcessing [opt("reason", T::Word)],
-    /// `Task T started execution on thread X`.
-    TaskStarted [req("task", T::Word), opt("thread", T::Text)],
-    /// `Task T completed execution`.
-    TaskCompleted [req("task", T::Word)],
-    /// `Re-initialization of tasks completed successfully.`
-    ReinitCompleted [],
-    /// `Re-initialization of tasks failed.`
-    ReinitFailed [],
-    /// `Re-initializing all tasks again (not just above failed delta tasks) ...` (startup reconciliation).
-    StartupReinitAll [],
-    /// ERROR `Failed to queue reinitialization event for manual trigger [at startup ](result: R), failing the snapshot operation`.
-    ReinitQueueFailed [opt("result", T::Word)],
-    /// `Seq number of Recon's OM DB : N` (sync cycle).
-    OmDbSeqObserved [req("seq", T::I64)],
-    /// `Delta updates received from OM : L loops, R records`.
-    DeltaSyncSummary [req("loops", T::U64), req("records", T::U64)],
-    /// `Attempting to update Recon OM DB with new snapshot located at: P`.
-    FullSnapshotInstalling [opt("path", T::Text)],
-    /// `Created OM DB handle from snapshot at P.` (startup or after a full snapshot).
-    OmDbHandleCreated [opt("path", T::Text)],
-    /// `Cleaning up old OM snapshot db at P.`
-    OmDbCleanedUp [opt("path", T::Text)],
-    /// `Attempting checkpoint creation (retry attempt: N)` (reinit queueing).
-    ReinitCheckpointAttempt [opt("attempt", T::U64)],
-    /// `Checkpoint creation succeeded`.
-    ReinitCheckpointCreated [],
-    /// `Successfully queued reinitialization event after N retries`.
-    ReinitEventQueued [opt("retries", T::U64)],
-    /// WARN `Detected condition for task reinitialization: R, queueing async reinitialization event`.
-    ReinitConditionDetected [opt("reason", T::Word)],
-    /// `Starting async task reinitialization with checkpointed OM metadata manager due to: R`.
-    AsyncReinitStarted [opt("reason", T::Word)],
-    /// `Starting Re-initialization of tasks. This is a blocking operation.`
-    ReinitTasksStarting [],
-    /// `Submitting N tasks for parallel reprocessing`.
-    ReinitTasksSubmitted [req("count", T::U64)],
-    /// `Completed async task reinitialization`.
-    AsyncReinitCompleted [],
-    /// `Completed processing reinitialization event: R` (R not kept).
-    ReinitEventProcessed [],
-    /// ERROR `Task T failed` (delta processing).
-    TaskFailed [req("task", T::Word)],
-    /// WARN `Some tasks failed while processing buffered events, retrying...`
-    DeltaTasksRetrying [],
-    /// WARN `Some tasks still failed after retry while processing buffered events, signaling for task reinitialization`.
-    DeltaTasksFailedAfterRetry [],
-    /// `Registered Task: T` (TASK_STATUS row inserted).
-    TaskStatusRegistered [req("task", T::Word)],
-    /// A task's own reprocess start line (`T: Starting reprocess[ for bucket layout L]`, NSSummary's `Starting NSSummary tree reprocess ...`).
-    TaskReprocessStarted [opt("task", T::Word), opt("layout", T::Word)],
-    /// A task's own reprocess end line (`T: Reprocess completed in D ms|sec`, `NSSummary tree reprocess completed successfully ...`).
-    TaskReprocessCompleted [opt("task", T::Word)],
-    /// DEBUG `T successfully processed [N OM DB update event(s) ]in D milliseconds` (delta batch applied by task T).
-    TaskDeltaProcessed [req("task", T::Word), opt("events", T::U64)],
-}
-
-impl EventKind {
-    pub fn from_name(name: &str) -> Option<EventKind> {
-        EventKind::ALL.iter().copied().find(|k| k.name() == name)
-    }
-
-    pub fn field(self, name: &str) -> Option<&'static FieldSpec> {
-        self.fields().iter().find(|f| f.name == name)
-    }
-}
-
-impl fmt::Display for EventKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
 }
 
 #[cfg(test)]

@@ -159,3 +159,41 @@ fn the_cycle_finder_finds_a_cycle() {
     );
     assert!(cycles(&[e("a", "b"), e("b", "c")]).is_empty());
 }
+
+/// A bug's own event kinds (its `events.rs`) are read in its folder only: a kind another part reads is
+/// common (`src/vocab.rs`), so a new bug's kinds never reach past its folder and the registry.
+#[test]
+fn each_bugs_own_event_kinds_are_read_only_in_its_folder() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let kind = Regex::new(r"(?m)^\s*([A-Z][A-Za-z]+) \[").unwrap();
+    let files: Vec<(PathBuf, String)> = rust_files(&src)
+        .into_iter()
+        .map(|f| {
+            let code = production_code(&std::fs::read_to_string(&f).unwrap());
+            (f, code)
+        })
+        .collect();
+    let mut checked = 0;
+    for events in files.iter().filter(|(f, _)| f.ends_with("events.rs")) {
+        let folder = events.0.parent().unwrap();
+        for k in kind.captures_iter(&events.1) {
+            let named = Regex::new(&format!(r"EventKind::{}\b", &k[1])).unwrap();
+            let outside: Vec<_> = files
+                .iter()
+                .filter(|(f, code)| !f.starts_with(folder) && named.is_match(code))
+                .map(|(f, _)| f.strip_prefix(&src).unwrap().display().to_string())
+                .collect();
+            assert!(
+                outside.is_empty(),
+                "{} is {}'s own kind, yet {outside:?} read it",
+                &k[1],
+                folder.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 80,
+        "every bug's own kinds were found ({checked})"
+    );
+}

@@ -35,6 +35,7 @@ pub mod scm_raft;
 pub mod scm_secret_keys;
 #[cfg(test)]
 pub(crate) mod testkit;
+pub mod vocabulary;
 
 use crate::mirror::SpecMirror;
 use crate::monitor::{About, Invariant, Model};
@@ -117,6 +118,28 @@ macro_rules! registry {
     ($($bug:ident),*) => {
         /// Every bug, in the order reports list them ([`with_bugs!`]).
         pub static BUGS: [Bug; [$(stringify!($bug)),*].len()] = [$($bug::BUG),*];
+
+        /// Where each bug's own event kinds (its `events.rs`) start in the vocabulary: after the common kinds
+        /// and those of the bugs before it, in registry order; `END` is the number of kinds.
+        #[allow(non_upper_case_globals)]
+        pub mod first_kind {
+            first_kinds!(crate::vocab::COMMON.len() as u16; $($bug),*);
+        }
+
+        /// The vocabulary's sections in the order of their numbers ([`vocabulary`]'s table).
+        const VOCABULARY_SECTIONS: &[&[crate::vocab::KindDef]] =
+            &[crate::vocab::COMMON, $($bug::events::KINDS),*];
+    };
+}
+
+/// `first_kinds!(first; a, b, c)`: `pub const a = first`, `b` after `a`'s kinds, and so on, then `END`.
+macro_rules! first_kinds {
+    ($first:expr; $bug:ident $(, $rest:ident)*) => {
+        pub const $bug: u16 = $first;
+        first_kinds!($bug + super::$bug::events::KINDS.len() as u16; $($rest),*);
+    };
+    ($first:expr;) => {
+        pub const END: u16 = $first;
     };
 }
 
@@ -174,6 +197,7 @@ impl clap::ValueEnum for Bug {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vocab::EventKind;
 
     #[test]
     fn each_causal_rule_is_applied_once_in_registry_order() {
@@ -264,15 +288,14 @@ mod tests {
     fn monitor_and_witness_agree_on_a_node_of_unknown_service() {
         use crate::monitor::testkit::{ev, timeline, Input};
         use crate::monitor::{Ctx, Instance};
-        use crate::vocab::EventKind::{CheckpointInstalled, ProcessStarted, SecretKeysFetched};
         let stdin = Input {
             path: "-".into(),
             test_output: false,
             events: vec![
-                ev(SecretKeysFetched, "with-keys", 0, vec![]),
-                ev(CheckpointInstalled, "with-keys", 10, vec![]),
-                ev(ProcessStarted, "unknown", 20, vec![]),
-                ev(ProcessStarted, "unknown", 30, vec![]),
+                ev(EventKind::SecretKeysFetched, "with-keys", 0, vec![]),
+                ev(EventKind::CheckpointInstalled, "with-keys", 10, vec![]),
+                ev(EventKind::ProcessStarted, "unknown", 20, vec![]),
+                ev(EventKind::ProcessStarted, "unknown", 30, vec![]),
             ],
         };
         let tl = timeline(vec![stdin]);

@@ -56,7 +56,7 @@ pub fn replay(
         .map(|m| {
             let mut t = vec![false; EventKind::ALL.len()];
             for k in EventKind::ALL {
-                t[*k as usize] = m.reads(*k);
+                t[k.index()] = m.reads(*k);
             }
             t
         })
@@ -68,7 +68,7 @@ pub fn replay(
         }
         let life = timeline.life[i];
         for ((m, out), reads) in models.iter_mut().zip(found.iter_mut()).zip(&reads) {
-            if life.is_some() || reads[e.kind as usize] {
+            if life.is_some() || reads[e.kind.index()] {
                 m.step(&cx, i, e, life, out);
             }
             if options.witnesses {

@@ -455,14 +455,14 @@ fn colour_index(model: &str) -> usize {
 fn reader(reads: &Reads, kind: EventKind) -> Option<&'static str> {
     reads
         .iter()
-        .find(|(_, r)| r.get(kind as usize).copied().unwrap_or(false))
+        .find(|(_, r)| r.get(kind.index()).copied().unwrap_or(false))
         .map(|(m, _)| *m)
 }
 
 fn readers(reads: &Reads, kind: EventKind) -> Vec<&'static str> {
     reads
         .iter()
-        .filter(|(_, r)| r.get(kind as usize).copied().unwrap_or(false))
+        .filter(|(_, r)| r.get(kind.index()).copied().unwrap_or(false))
         .map(|(m, _)| *m)
         .collect()
 }

@@ -55,7 +55,7 @@ pub(super) fn add_causal_edges(
     let mut maker: HashMap<String, u32> = HashMap::new();
     let mut uses: Vec<(u32, String)> = Vec::new();
     let mut facts = Vec::new();
-    for i in (0..all.len() as u32).filter(|&i| carried[all[i as usize].kind as usize]) {
+    for i in (0..all.len() as u32).filter(|&i| carried[all[i as usize].kind.index()]) {
         let h = &all[i as usize];
         let fields = fields_of(h);
         facts.clear();

@@ -264,7 +264,7 @@ pub fn from_inputs(
     let words = EventKind::ALL.len().div_ceil(64);
     let mut kinds_by_node = vec![vec![0u64; words]; node_names.len()];
     for h in events.heads().filter(|h| h.has_node()) {
-        let k = h.kind as usize;
+        let k = h.kind.index();
         kinds_by_node[h.node as usize][k / 64] |= 1 << (k % 64);
     }
     let mut lifecycle = Lifecycle::default();

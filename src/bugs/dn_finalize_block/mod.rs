@@ -11,6 +11,7 @@
 //! has and keeps what placing the mirror's actions for `export` needs (each datanode up or down, its last
 //! bcsId, the witness index of its run's stop), and decides nothing: the mirror does.
 
+pub mod events;
 #[cfg(any(test, feature = "testing"))]
 pub mod logs;
 pub mod mirror;

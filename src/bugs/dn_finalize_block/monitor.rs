@@ -59,14 +59,13 @@ impl Model for DnFinalizeBlock {
     }
 
     fn reads(&self, kind: EventKind) -> bool {
-        use EventKind::*;
         matches!(
             kind,
-            FinalizeBlockReceived
-                | BlockFinalized
-                | BlockCommitted
-                | BlockCommittedClosedContainer
-                | PutBlockReplayIgnored
+            EventKind::FinalizeBlockReceived
+                | EventKind::BlockFinalized
+                | EventKind::BlockCommitted
+                | EventKind::BlockCommittedClosedContainer
+                | EventKind::PutBlockReplayIgnored
         )
     }
 
@@ -194,11 +193,11 @@ mod tests {
     use crate::monitor::testkit::{block, daemon, ev, run};
     use crate::monitor::Verdict;
     use crate::value::Value;
-    use crate::vocab::EventKind::*;
+    use crate::vocab::EventKind;
 
     fn received(node: &str, ms: i64, c: u64, l: u64) -> Event {
         ev(
-            FinalizeBlockReceived,
+            EventKind::FinalizeBlockReceived,
             node,
             ms,
             vec![("block", block(c, l))],
@@ -206,12 +205,17 @@ mod tests {
     }
 
     fn finalized(node: &str, ms: i64, c: u64, l: u64) -> Event {
-        ev(BlockFinalized, node, ms, vec![("block", block(c, l))])
+        ev(
+            EventKind::BlockFinalized,
+            node,
+            ms,
+            vec![("block", block(c, l))],
+        )
     }
 
     fn committed(node: &str, ms: i64, c: u64, l: u64, bcs: u64) -> Event {
         ev(
-            BlockCommitted,
+            EventKind::BlockCommitted,
             node,
             ms,
             vec![
@@ -281,7 +285,7 @@ mod tests {
         assert_eq!(v.invariant.code, "OZ-DN-BLOCK-001");
         assert_eq!(v.instance, "dn1/1/7");
         assert_eq!(v.primary, 3);
-        assert_eq!(tl.events.head(3).kind, BlockCommitted);
+        assert_eq!(tl.events.head(3).kind, EventKind::BlockCommitted);
         let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
         assert_eq!(related, vec![1, 2]);
         assert!(
@@ -358,7 +362,7 @@ mod tests {
                 vec![
                     finalized("dn1", 0, 1, 7),
                     ev(
-                        PutBlockReplayIgnored,
+                        EventKind::PutBlockReplayIgnored,
                         "dn1",
                         100,
                         vec![("db_bcs_id", Value::U64(6)), ("bcs_id", Value::U64(5))],

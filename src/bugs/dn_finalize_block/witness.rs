@@ -64,15 +64,14 @@ pub(crate) fn block_of(e: &Event) -> Option<(u64, u64)> {
 
 /// A block line: what makes a node of unknown service a datanode for this model.
 pub fn is_block_line(kind: EventKind) -> bool {
-    use EventKind::*;
     matches!(
         kind,
-        FinalizeBlockReceived
-            | BlockFinalized
-            | BlockCommitted
-            | BlockCommittedClosedContainer
-            | PutBlockReplayIgnored
-            | ContainerOperationFailed
+        EventKind::FinalizeBlockReceived
+            | EventKind::BlockFinalized
+            | EventKind::BlockCommitted
+            | EventKind::BlockCommittedClosedContainer
+            | EventKind::PutBlockReplayIgnored
+            | EventKind::ContainerOperationFailed
     )
 }
 

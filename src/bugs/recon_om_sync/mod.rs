@@ -10,6 +10,7 @@
 //! rebuilds the mirror's actions for `export` from the whole timeline at once (`Model::witnessed`), because
 //! its abstraction of sequence numbers into small integers per OM lineage needs every number the logs show.
 
+pub mod events;
 #[cfg(any(test, feature = "testing"))]
 pub mod logs;
 pub mod mirror;

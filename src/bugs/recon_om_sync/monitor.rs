@@ -288,34 +288,33 @@ impl Model for ReconOmSync {
     }
 
     fn reads(&self, kind: EventKind) -> bool {
-        use EventKind::*;
         matches!(
             kind,
-            SyncCompleted
-                | SyncStarted
-                | OmDbSeqObserved
-                | FullSnapshotRequested
-                | StartupSnapshotFetching
-                | StartupSnapshotFetched
-                | StartupSnapshotFailed
-                | FullSnapshotFailed
-                | OmServiceProviderStarting
-                | ReinitProcessing
-                | AsyncReinitStarted
-                | ReinitFailed
-                | AsyncReinitCompleted
-                | ReinitEventProcessed
-                | StartupReinitSkipped
-                | StartupTaskSeq
-                | DeltaApplied
-                | DeltaFallbackToFullSnapshot
-                | FullSnapshotInstalled
-                | ReinitCompleted
-                | StartupReinitQueued
-                | OmServiceProviderStarted
-                | TaskStatusRegistered
-                | TaskStarted
-                | TaskCompleted
+            EventKind::SyncCompleted
+                | EventKind::SyncStarted
+                | EventKind::OmDbSeqObserved
+                | EventKind::FullSnapshotRequested
+                | EventKind::StartupSnapshotFetching
+                | EventKind::StartupSnapshotFetched
+                | EventKind::StartupSnapshotFailed
+                | EventKind::FullSnapshotFailed
+                | EventKind::OmServiceProviderStarting
+                | EventKind::ReinitProcessing
+                | EventKind::AsyncReinitStarted
+                | EventKind::ReinitFailed
+                | EventKind::AsyncReinitCompleted
+                | EventKind::ReinitEventProcessed
+                | EventKind::StartupReinitSkipped
+                | EventKind::StartupTaskSeq
+                | EventKind::DeltaApplied
+                | EventKind::DeltaFallbackToFullSnapshot
+                | EventKind::FullSnapshotInstalled
+                | EventKind::ReinitCompleted
+                | EventKind::StartupReinitQueued
+                | EventKind::OmServiceProviderStarted
+                | EventKind::TaskStatusRegistered
+                | EventKind::TaskStarted
+                | EventKind::TaskCompleted
         )
     }
 
@@ -602,13 +601,13 @@ mod tests {
     use crate::monitor::testkit::{daemon, ev, run, test_output, text};
     use crate::monitor::Verdict;
     use crate::value::Value;
-    use crate::vocab::EventKind::*;
+    use crate::vocab::EventKind;
 
     const R: &str = "recon1";
 
     fn started(ms: i64) -> Event {
         ev(
-            ProcessStarted,
+            EventKind::ProcessStarted,
             R,
             ms,
             vec![("service", text("ReconServer"))],
@@ -616,7 +615,12 @@ mod tests {
     }
 
     fn synced(ms: i64, seq: i64) -> Event {
-        ev(SyncCompleted, R, ms, vec![("seq", Value::I64(seq))])
+        ev(
+            EventKind::SyncCompleted,
+            R,
+            ms,
+            vec![("seq", Value::I64(seq))],
+        )
     }
 
     /// Recon processed up to 120, then a full snapshot moved it back to 40 (a new OM lineage), and a derived
@@ -624,24 +628,29 @@ mod tests {
     fn regression() -> Vec<Event> {
         vec![
             started(0),
-            ev(StartupReinitSkipped, R, 100, vec![]),
+            ev(EventKind::StartupReinitSkipped, R, 100, vec![]),
             synced(1_000, 120),
-            ev(DeltaFallbackToFullSnapshot, R, 2_000, vec![]),
-            ev(FullSnapshotInstalled, R, 2_100, vec![]),
+            ev(EventKind::DeltaFallbackToFullSnapshot, R, 2_000, vec![]),
+            ev(EventKind::FullSnapshotInstalled, R, 2_100, vec![]),
             synced(2_200, 40),
-            ev(TaskStarted, R, 2_300, vec![("task", text("NSSummaryTask"))]),
+            ev(
+                EventKind::TaskStarted,
+                R,
+                2_300,
+                vec![("task", text("NSSummaryTask"))],
+            ),
         ]
     }
 
     fn restart_and_serve(at: i64, queued: bool) -> Vec<Event> {
         let mut v = vec![
             started(at),
-            ev(OmServiceProviderStarting, R, at + 100, vec![]),
+            ev(EventKind::OmServiceProviderStarting, R, at + 100, vec![]),
         ];
         if queued {
-            v.push(ev(StartupReinitQueued, R, at + 200, vec![]));
+            v.push(ev(EventKind::StartupReinitQueued, R, at + 200, vec![]));
         }
-        v.push(ev(OmServiceProviderStarted, R, at + 300, vec![]));
+        v.push(ev(EventKind::OmServiceProviderStarted, R, at + 300, vec![]));
         v
     }
 
@@ -659,29 +668,46 @@ mod tests {
         ];
         let days = |n: i64| {
             let mut v = vec![started(0)];
-            v.extend(tasks.map(|t| ev(TaskStatusRegistered, R, 10, vec![("task", text(t))])));
+            v.extend(tasks.map(|t| {
+                ev(
+                    EventKind::TaskStatusRegistered,
+                    R,
+                    10,
+                    vec![("task", text(t))],
+                )
+            }));
             let mut seq = 0;
             for d in 0..n {
                 let day = d * DAY;
                 for tick in 1..24 * 6 {
                     let ms = day + tick * 10 * MINUTE;
                     seq += 10;
-                    v.push(ev(SyncStarted, R, ms, vec![("seq", Value::I64(seq - 10))]));
+                    v.push(ev(
+                        EventKind::SyncStarted,
+                        R,
+                        ms,
+                        vec![("seq", Value::I64(seq - 10))],
+                    ));
                     v.push(synced(ms + 100, seq));
                 }
                 // A new OM lineage each day: a full snapshot, then every task rebuilt.
                 let ms = day + 23 * 60 * MINUTE + 50 * MINUTE;
-                v.push(ev(DeltaFallbackToFullSnapshot, R, ms, vec![]));
-                v.push(ev(FullSnapshotInstalled, R, ms + 100, vec![]));
+                v.push(ev(EventKind::DeltaFallbackToFullSnapshot, R, ms, vec![]));
+                v.push(ev(EventKind::FullSnapshotInstalled, R, ms + 100, vec![]));
                 seq = 5;
                 v.push(synced(ms + 200, seq));
-                v.push(ev(ReinitProcessing, R, ms + 300, vec![]));
+                v.push(ev(EventKind::ReinitProcessing, R, ms + 300, vec![]));
                 for (k, t) in tasks.iter().enumerate() {
                     let at = ms + 400 + k as i64 * 100;
-                    v.push(ev(TaskStarted, R, at, vec![("task", text(t))]));
-                    v.push(ev(TaskCompleted, R, at + 50, vec![("task", text(t))]));
+                    v.push(ev(EventKind::TaskStarted, R, at, vec![("task", text(t))]));
+                    v.push(ev(
+                        EventKind::TaskCompleted,
+                        R,
+                        at + 50,
+                        vec![("task", text(t))],
+                    ));
                 }
-                v.push(ev(ReinitCompleted, R, ms + 1_000, vec![]));
+                v.push(ev(EventKind::ReinitCompleted, R, ms + 1_000, vec![]));
                 v.extend(restart_and_serve(ms + 2_000, false));
             }
             v
@@ -716,7 +742,7 @@ mod tests {
         assert_eq!(v.invariant.code, "OZ-RECON-001");
         assert_eq!(v.instance, R);
         assert_eq!(v.primary, 9);
-        assert_eq!(tl.events.head(9).kind, OmServiceProviderStarted);
+        assert_eq!(tl.events.head(9).kind, EventKind::OmServiceProviderStarted);
         // fallback, snapshot, highest processed, sync after, running task, restart.
         let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
         assert_eq!(related, vec![3, 4, 2, 5, 6, 7]);
@@ -739,7 +765,7 @@ mod tests {
     #[test]
     fn a_restart_in_test_output_is_the_banner_too() {
         let mut events = regression();
-        events.extend([ev(ComponentStopping, R, 9_000, vec![])]);
+        events.extend([ev(EventKind::ComponentStopping, R, 9_000, vec![])]);
         events.extend(restart_and_serve(10_000, false));
         let (_, r) = run("recon-om-sync", vec![test_output(events)]);
         assert_eq!(r.verdict, Verdict::Violated);
@@ -754,8 +780,14 @@ mod tests {
     /// spec's `ReprocessTask` rebuilt every task's tables, so the restart that queues nothing violates nothing.
     #[test]
     fn a_restart_after_every_task_was_rebuilt_is_no_violation() {
-        let registered =
-            |ms: i64, t: &str| ev(TaskStatusRegistered, R, ms, vec![("task", text(t))]);
+        let registered = |ms: i64, t: &str| {
+            ev(
+                EventKind::TaskStatusRegistered,
+                R,
+                ms,
+                vec![("task", text(t))],
+            )
+        };
         let task = |ms: i64, kind, t: &str| ev(kind, R, ms, vec![("task", text(t))]);
         let mut events = regression();
         events.splice(
@@ -767,9 +799,9 @@ mod tests {
             ],
         );
         events.extend([
-            task(2_400, TaskCompleted, "NSSummaryTask"),
-            task(2_500, TaskStarted, "ContainerKeyMapperTask"),
-            task(2_600, TaskCompleted, "ContainerKeyMapperTask"),
+            task(2_400, EventKind::TaskCompleted, "NSSummaryTask"),
+            task(2_500, EventKind::TaskStarted, "ContainerKeyMapperTask"),
+            task(2_600, EventKind::TaskCompleted, "ContainerKeyMapperTask"),
         ]);
         events.extend(restart_and_serve(10_000, false));
         let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events.clone())]);
@@ -779,14 +811,14 @@ mod tests {
         // One task left: still a violation.
         let mut one_left = events.clone();
         one_left.retain(|e| {
-            !(e.kind == TaskCompleted
+            !(e.kind == EventKind::TaskCompleted
                 && e.field("task").and_then(Value::as_str) == Some("ContainerKeyMapperTask"))
         });
         let (_, r) = run("recon-om-sync", vec![daemon("recon", R, one_left)]);
         assert_eq!(r.verdict, Verdict::Violated);
 
         // Without the registrations the set of tasks is not in view: inconclusive, with the reason.
-        events.retain(|e| e.kind != TaskStatusRegistered);
+        events.retain(|e| e.kind != EventKind::TaskStatusRegistered);
         let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         assert_eq!(r.verdict, Verdict::Inconclusive);
@@ -808,7 +840,7 @@ mod tests {
             "{reason}"
         );
         // ... and done once the reinitialization completes.
-        events.push(ev(ReinitCompleted, R, 20_000, vec![]));
+        events.push(ev(EventKind::ReinitCompleted, R, 20_000, vec![]));
         let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
@@ -818,7 +850,7 @@ mod tests {
     fn a_queue_before_the_restart_does_not_count() {
         // The queue line must come from the restart's own reconciliation.
         let mut events = regression();
-        events.push(ev(StartupReinitQueued, R, 3_000, vec![]));
+        events.push(ev(EventKind::StartupReinitQueued, R, 3_000, vec![]));
         events.extend(restart_and_serve(10_000, false));
         let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
         assert_eq!(r.verdict, Verdict::Violated);
@@ -828,7 +860,7 @@ mod tests {
     #[test]
     fn a_rebuild_completed_before_the_restart_is_no_violation() {
         let mut events = regression();
-        events.push(ev(ReinitCompleted, R, 5_000, vec![]));
+        events.push(ev(EventKind::ReinitCompleted, R, 5_000, vec![]));
         events.extend(restart_and_serve(10_000, false));
         let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
         assert!(r.violations.is_empty(), "{:?}", r.violations);
@@ -841,10 +873,10 @@ mod tests {
         let events = vec![
             started(0),
             synced(1_000, 120),
-            ev(FullSnapshotInstalled, R, 2_100, vec![]),
+            ev(EventKind::FullSnapshotInstalled, R, 2_100, vec![]),
             synced(2_200, 500),
             started(10_000),
-            ev(OmServiceProviderStarted, R, 10_300, vec![]),
+            ev(EventKind::OmServiceProviderStarted, R, 10_300, vec![]),
         ];
         let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
         assert!(r.violations.is_empty(), "{:?}", r.violations);
@@ -855,7 +887,7 @@ mod tests {
     #[test]
     fn a_first_full_snapshot_without_history_is_inconclusive() {
         let events = vec![
-            ev(FullSnapshotInstalled, R, 2_100, vec![]),
+            ev(EventKind::FullSnapshotInstalled, R, 2_100, vec![]),
             synced(2_200, 40),
         ];
         let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
@@ -876,8 +908,8 @@ mod tests {
     fn a_first_full_snapshot_after_a_skipped_startup_reinit_is_checked() {
         let events = vec![
             started(0),
-            ev(StartupReinitSkipped, R, 100, vec![]),
-            ev(FullSnapshotInstalled, R, 2_100, vec![]),
+            ev(EventKind::StartupReinitSkipped, R, 100, vec![]),
+            ev(EventKind::FullSnapshotInstalled, R, 2_100, vec![]),
             synced(2_200, 40),
         ];
         let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
@@ -892,10 +924,10 @@ mod tests {
         let events = vec![
             started(0),
             synced(1_000, 120),
-            ev(FullSnapshotInstalled, R, 2_100, vec![]),
+            ev(EventKind::FullSnapshotInstalled, R, 2_100, vec![]),
             synced(2_200, 120),
             started(10_000),
-            ev(OmServiceProviderStarted, R, 10_300, vec![]),
+            ev(EventKind::OmServiceProviderStarted, R, 10_300, vec![]),
         ];
         let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
         assert_eq!(r.verdict, Verdict::Violated);
@@ -910,17 +942,22 @@ mod tests {
     fn completed_rebuild_then_restart() -> Vec<Event> {
         let mut v = regression();
         v.extend([
-            ev(ReinitProcessing, R, 2_250, vec![]),
+            ev(EventKind::ReinitProcessing, R, 2_250, vec![]),
             ev(
-                TaskCompleted,
+                EventKind::TaskCompleted,
                 R,
                 4_000,
                 vec![("task", text("NSSummaryTask"))],
             ),
-            ev(ReinitCompleted, R, 4_100, vec![]),
-            ev(AsyncReinitCompleted, R, 4_101, vec![]),
-            ev(ReinitEventProcessed, R, 4_102, vec![]),
-            ev(SyncStarted, R, 6_000, vec![("seq", Value::I64(40))]),
+            ev(EventKind::ReinitCompleted, R, 4_100, vec![]),
+            ev(EventKind::AsyncReinitCompleted, R, 4_101, vec![]),
+            ev(EventKind::ReinitEventProcessed, R, 4_102, vec![]),
+            ev(
+                EventKind::SyncStarted,
+                R,
+                6_000,
+                vec![("seq", Value::I64(40))],
+            ),
             synced(6_100, 56),
         ]);
         v.extend(restart_and_serve(10_000, false));
@@ -931,7 +968,7 @@ mod tests {
     fn a_lost_sequence_number_after_sync_is_no_violation_when_the_reprocess_completed() {
         // Issue 9: deleting `Sequence number after sync: 1180` paired the snapshot with the next cycle's number.
         let mut events = completed_rebuild_then_restart();
-        events.retain(|e| !(e.kind == SyncCompleted && seq_of(e) == Some(40)));
+        events.retain(|e| !(e.kind == EventKind::SyncCompleted && seq_of(e) == Some(40)));
         let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         assert_eq!(r.verdict, Verdict::Conforms, "{:?}", r.reason);
@@ -941,7 +978,7 @@ mod tests {
     fn a_lost_sequence_number_after_sync_before_a_restart_is_inconclusive() {
         // The violating story with its `Sequence number after sync: 1180` lost: the lineage is not in view.
         let mut events = regression();
-        events.retain(|e| !(e.kind == SyncCompleted && seq_of(e) == Some(40)));
+        events.retain(|e| !(e.kind == EventKind::SyncCompleted && seq_of(e) == Some(40)));
         events.extend(restart_and_serve(10_000, false));
         let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
         assert!(r.violations.is_empty(), "{:?}", r.violations);
@@ -957,13 +994,21 @@ mod tests {
     fn the_next_cycles_first_number_stands_for_a_lost_sequence_number_after_sync() {
         // `Last known sequence number before sync: 40` is the snapshot's number: the regression is in view.
         let mut events = regression();
-        events.retain(|e| !(e.kind == SyncCompleted && seq_of(e) == Some(40)));
-        events.push(ev(SyncStarted, R, 3_000, vec![("seq", Value::I64(40))]));
+        events.retain(|e| !(e.kind == EventKind::SyncCompleted && seq_of(e) == Some(40)));
+        events.push(ev(
+            EventKind::SyncStarted,
+            R,
+            3_000,
+            vec![("seq", Value::I64(40))],
+        ));
         events.extend(restart_and_serve(10_000, false));
         let (tl, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
         assert_eq!(r.verdict, Verdict::Violated);
         let v = r.first().unwrap();
-        assert_eq!(tl.events.head(v.primary).kind, OmServiceProviderStarted);
+        assert_eq!(
+            tl.events.head(v.primary).kind,
+            EventKind::OmServiceProviderStarted
+        );
         assert!(
             v.message.contains("back to sequence number 40"),
             "{}",
@@ -977,7 +1022,7 @@ mod tests {
         // reinitialization` and `Completed processing reinitialization event` remain. The first is also logged
         // after a failed staged-DB swap, so the outcome is unknown: inconclusive, naming the missing lines.
         let mut events = completed_rebuild_then_restart();
-        events.retain(|e| e.kind != ReinitCompleted);
+        events.retain(|e| e.kind != EventKind::ReinitCompleted);
         let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events.clone())]);
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         assert_eq!(r.verdict, Verdict::Inconclusive);
@@ -986,9 +1031,9 @@ mod tests {
         // With the failure line in view the bug is proven again.
         let at = events
             .iter()
-            .position(|e| e.kind == AsyncReinitCompleted)
+            .position(|e| e.kind == EventKind::AsyncReinitCompleted)
             .unwrap();
-        events.insert(at, ev(ReinitFailed, R, 4_100, vec![]));
+        events.insert(at, ev(EventKind::ReinitFailed, R, 4_100, vec![]));
         let (_, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
         assert_eq!(r.verdict, Verdict::Violated);
     }
@@ -996,13 +1041,13 @@ mod tests {
     #[test]
     fn a_sequence_number_that_moves_back_is_a_full_snapshot_even_with_its_install_line_lost() {
         let mut events = regression();
-        events.retain(|e| e.kind != FullSnapshotInstalled);
+        events.retain(|e| e.kind != EventKind::FullSnapshotInstalled);
         events.extend(restart_and_serve(10_000, false));
         let (tl, r) = run("recon-om-sync", vec![daemon("recon", R, events)]);
         assert_eq!(r.verdict, Verdict::Violated);
         let v = r.first().unwrap();
         assert_eq!(v.primary, 8);
-        assert_eq!(tl.events.head(8).kind, OmServiceProviderStarted);
+        assert_eq!(tl.events.head(8).kind, EventKind::OmServiceProviderStarted);
     }
 
     use crate::grammar::Grammar;

@@ -655,16 +655,15 @@ mod tests {
         let mut lines = 0;
         // The sequence-number, snapshot and reprocess-outcome lines (the ones whose loss once made a false
         // alarm); the daemon logs only: an export that has no behaviour of the spec is slow to rule out.
-        use EventKind::*;
         let read = [
-            SyncCompleted,
-            SyncStarted,
-            OmDbSeqObserved,
-            FullSnapshotInstalled,
-            ReinitCompleted,
-            AsyncReinitCompleted,
-            ReinitEventProcessed,
-            TaskCompleted,
+            EventKind::SyncCompleted,
+            EventKind::SyncStarted,
+            EventKind::OmDbSeqObserved,
+            EventKind::FullSnapshotInstalled,
+            EventKind::ReinitCompleted,
+            EventKind::AsyncReinitCompleted,
+            EventKind::ReinitEventProcessed,
+            EventKind::TaskCompleted,
         ];
         for case in ["healthy", "violating"] {
             for merged in [false] {

@@ -11,6 +11,7 @@
 //! mirror's actions for `export` (each SCM's run, stop and install steps, how nodes are named as model
 //! values) and decides nothing: the mirror does.
 
+pub mod events;
 #[cfg(any(test, feature = "testing"))]
 pub mod logs;
 pub mod mirror;

@@ -234,17 +234,16 @@ impl Model for ScmFinalization {
     }
 
     fn reads(&self, kind: EventKind) -> bool {
-        use EventKind::*;
         matches!(
             kind,
-            CheckpointInstalled
-                | CheckpointInstallStarted
-                | SnapshotVersionHigher
-                | VersionFinalized
-                | VersionManagerInitialized
-                | DatanodeFenced
-                | ScmRaftServerCreated
-                | ScmStateReloaded
+            EventKind::CheckpointInstalled
+                | EventKind::CheckpointInstallStarted
+                | EventKind::SnapshotVersionHigher
+                | EventKind::VersionFinalized
+                | EventKind::VersionManagerInitialized
+                | EventKind::DatanodeFenced
+                | EventKind::ScmRaftServerCreated
+                | EventKind::ScmStateReloaded
         )
     }
 
@@ -566,11 +565,11 @@ mod tests {
     use crate::monitor::testkit::{daemon, ev, run, text, version};
     use crate::monitor::Verdict;
     use crate::value::Value;
-    use crate::vocab::EventKind::*;
+    use crate::vocab::EventKind;
 
     fn started(node: &str, ms: i64) -> Event {
         ev(
-            ProcessStarted,
+            EventKind::ProcessStarted,
             node,
             ms,
             vec![("service", text("StorageContainerManager"))],
@@ -579,7 +578,7 @@ mod tests {
 
     fn vm_init(node: &str, ms: i64, apparent: (&str, i64)) -> Event {
         ev(
-            VersionManagerInitialized,
+            EventKind::VersionManagerInitialized,
             node,
             ms,
             vec![
@@ -591,7 +590,7 @@ mod tests {
 
     fn finalized(node: &str, ms: i64, v: (&str, i64)) -> Event {
         ev(
-            VersionFinalized,
+            EventKind::VersionFinalized,
             node,
             ms,
             vec![("version", version(v.0, v.1))],
@@ -600,7 +599,7 @@ mod tests {
 
     fn fenced(node: &str, ms: i64, dn: i64, scm: i64) -> Event {
         ev(
-            DatanodeFenced,
+            EventKind::DatanodeFenced,
             node,
             ms,
             vec![
@@ -624,13 +623,13 @@ mod tests {
             started("scm3", 0),
             vm_init("scm3", 100, ("INITIAL_VERSION", 0)),
             ev(
-                CheckpointInstalled,
+                EventKind::CheckpointInstalled,
                 "scm3",
                 1_000,
                 vec![("term", Value::U64(1)), ("index", Value::U64(300))],
             ),
             ev(
-                SnapshotVersionHigher,
+                EventKind::SnapshotVersionHigher,
                 "scm3",
                 1_100,
                 vec![("version", version("ZDU", 100))],
@@ -645,8 +644,8 @@ mod tests {
             v.push(finalized("scm3", 1_200, ("ZDU", n)));
         }
         v.extend([
-            ev(ComponentStopping, "scm3", 2_000, vec![]),
-            ev(ProcessShutdown, "scm3", 2_100, vec![]),
+            ev(EventKind::ComponentStopping, "scm3", 2_000, vec![]),
+            ev(EventKind::ProcessShutdown, "scm3", 2_100, vec![]),
             started("scm3", 5_000),
             vm_init("scm3", 5_100, ("INITIAL_VERSION", 0)),
         ]);
@@ -656,7 +655,7 @@ mod tests {
     /// The restarted SCM's Raft server starting: it serves.
     fn serving(node: &str, ms: i64) -> Event {
         ev(
-            ScmRaftServerCreated,
+            EventKind::ScmRaftServerCreated,
             node,
             ms,
             vec![("scm_id", text("c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e83"))],
@@ -688,7 +687,7 @@ mod tests {
         assert_eq!(v.invariant.code, "OZ-SCM-FIN-001");
         assert_eq!(v.instance, "scm3");
         assert_eq!(v.primary, 7);
-        assert_eq!(tl.events.head(7).kind, VersionManagerInitialized);
+        assert_eq!(tl.events.head(7).kind, EventKind::VersionManagerInitialized);
         // replaced, the snapshot's version, and the first stop line.
         let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
         assert_eq!(related, vec![2, 3, 4]);
@@ -768,7 +767,7 @@ mod tests {
         events.insert(
             0,
             ev(
-                CheckpointInstalled,
+                EventKind::CheckpointInstalled,
                 "scm1",
                 0,
                 vec![("term", Value::U64(1)), ("index", Value::U64(10))],
@@ -824,9 +823,9 @@ mod tests {
                 "scm3",
                 vec![
                     started("scm3", 0),
-                    ev(CheckpointInstalled, "scm3", 1_000, vec![]),
+                    ev(EventKind::CheckpointInstalled, "scm3", 1_000, vec![]),
                     ev(
-                        SnapshotVersionHigher,
+                        EventKind::SnapshotVersionHigher,
                         "scm3",
                         1_100,
                         vec![("version", version("ZDU", 100))],
@@ -843,7 +842,7 @@ mod tests {
             .find(|v| v.invariant == "VersionFileCoversDb")
             .expect("VersionFileCoversDb");
         assert_eq!(v.primary, 3);
-        assert_eq!(tl.events.head(3).kind, ProcessStarted);
+        assert_eq!(tl.events.head(3).kind, EventKind::ProcessStarted);
         // The crash is shown by the restart line itself.
         let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
         assert_eq!(related, vec![1, 2, 3]);
@@ -874,7 +873,7 @@ mod tests {
         assert_eq!(v.invariant, "NoFinalizedDatanodeFenced");
         assert_eq!(v.invariant.code, "OZ-SCM-FIN-002");
         assert_eq!(v.primary, 2);
-        assert_eq!(tl.events.head(2).kind, DatanodeFenced);
+        assert_eq!(tl.events.head(2).kind, EventKind::DatanodeFenced);
         assert_eq!(v.instance, "scm2/0e4a1c7b (dn1)");
         let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
         assert_eq!(related, vec![0, 1]);
@@ -1045,14 +1044,14 @@ mod tests {
                     vec![
                         vm_init("dn1", 0, ("INITIAL_VERSION", 0)),
                         finalized("dn1", 100, ("ZDU", 100)),
-                        ev(CheckpointInstalled, "dn1", 200, vec![]),
+                        ev(EventKind::CheckpointInstalled, "dn1", 200, vec![]),
                         ev(
-                            SnapshotVersionHigher,
+                            EventKind::SnapshotVersionHigher,
                             "dn1",
                             300,
                             vec![("version", version("ZDU", 100))],
                         ),
-                        ev(ProcessStarted, "dn1", 400, vec![]),
+                        ev(EventKind::ProcessStarted, "dn1", 400, vec![]),
                         vm_init("dn1", 500, ("INITIAL_VERSION", 0)),
                     ],
                 ),
@@ -1072,7 +1071,7 @@ mod tests {
         use crate::vocab::Component;
         let ratis = "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e83@group-9F3A1C2B4D5E-StateMachineUpdater";
         let mut dn_start = ev(
-            ComponentStarting,
+            EventKind::ComponentStarting,
             "",
             3_000,
             vec![(
@@ -1086,27 +1085,27 @@ mod tests {
             vec![test_output(vec![
                 // An HA cluster: scmNode-1, then scmNode-3, built on `main`.
                 ev(
-                    ScmNodeIdentified,
+                    EventKind::ScmNodeIdentified,
                     "",
                     0,
                     vec![("node_id", text("scmNode-1"))],
                 ),
                 ev(
-                    ScmNodeIdentified,
+                    EventKind::ScmNodeIdentified,
                     "",
                     0,
                     vec![("node_id", text("scmNode-3"))],
                 ),
                 vm_init("", 10, ("INITIAL_VERSION", 0)),
                 ev(
-                    ScmRaftServerCreated,
+                    EventKind::ScmRaftServerCreated,
                     "",
                     20,
                     vec![("scm_id", text("c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e83"))],
                 ),
                 on_thread(
                     ev(
-                        CheckpointInstalled,
+                        EventKind::CheckpointInstalled,
                         "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e83",
                         1_000,
                         vec![],
@@ -1115,7 +1114,7 @@ mod tests {
                 ),
                 on_thread(
                     ev(
-                        SnapshotVersionHigher,
+                        EventKind::SnapshotVersionHigher,
                         "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e83",
                         1_100,
                         vec![("version", version("ZDU", 100))],

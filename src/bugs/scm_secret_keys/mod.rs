@@ -12,6 +12,7 @@
 //! ending in `FailSave`, a startup with no shutdown before it as `Crash` then `Restart`) and decides nothing:
 //! the mirror does.
 
+pub mod events;
 #[cfg(any(test, feature = "testing"))]
 pub mod logs;
 pub mod mirror;

@@ -357,22 +357,21 @@ impl Model for ScmSecretKeys {
     }
 
     fn reads(&self, kind: EventKind) -> bool {
-        use EventKind::*;
         matches!(
             kind,
-            SecretKeysFetched
-                | CheckpointInstallStarted
-                | CheckpointInstalled
-                | StateMachineReinitializing
-                | SecretKeysSaved
-                | SecretKeysUpdated
-                | SecretKeysReloaded
-                | SecretKeyGenerated
-                | SecretKeyRotated
-                | SecretKeysLoaded
-                | CurrentSecretKeyUpdated
-                | CheckpointDownloaded
-                | StateMachineUpdaterFailed
+            EventKind::SecretKeysFetched
+                | EventKind::CheckpointInstallStarted
+                | EventKind::CheckpointInstalled
+                | EventKind::StateMachineReinitializing
+                | EventKind::SecretKeysSaved
+                | EventKind::SecretKeysUpdated
+                | EventKind::SecretKeysReloaded
+                | EventKind::SecretKeyGenerated
+                | EventKind::SecretKeyRotated
+                | EventKind::SecretKeysLoaded
+                | EventKind::CurrentSecretKeyUpdated
+                | EventKind::CheckpointDownloaded
+                | EventKind::StateMachineUpdaterFailed
         )
     }
 
@@ -757,7 +756,7 @@ impl Model for ScmSecretKeys {
 mod tests {
     use crate::monitor::testkit::{daemon, ev, key, keys, run, text};
     use crate::monitor::Verdict;
-    use crate::vocab::EventKind::*;
+    use crate::vocab::EventKind;
 
     const DAY: i64 = 86_400_000;
 
@@ -770,7 +769,7 @@ mod tests {
 
     fn started(ms: i64) -> crate::event::Event {
         ev(
-            ProcessStarted,
+            EventKind::ProcessStarted,
             "scm3",
             ms,
             vec![("service", text("StorageContainerManager"))],
@@ -779,7 +778,7 @@ mod tests {
 
     fn installed(ms: i64) -> crate::event::Event {
         ev(
-            CheckpointInstalled,
+            EventKind::CheckpointInstalled,
             "scm3",
             ms,
             vec![
@@ -791,7 +790,7 @@ mod tests {
 
     fn fetched(ms: i64) -> crate::event::Event {
         ev(
-            SecretKeysFetched,
+            EventKind::SecretKeysFetched,
             "scm3",
             ms,
             vec![("keys", keys(&[("K2", 9 * DAY), ("K1", 8 * DAY)]))],
@@ -804,9 +803,9 @@ mod tests {
             started(0),
             fetched(1_000),
             installed(2_000),
-            ev(StateMachineReinitializing, "scm3", 3_000, vec![]),
-            ev(ComponentStopping, "scm3", 4_000, vec![]),
-            ev(ProcessShutdown, "scm3", 5_000, vec![]),
+            ev(EventKind::StateMachineReinitializing, "scm3", 3_000, vec![]),
+            ev(EventKind::ComponentStopping, "scm3", 4_000, vec![]),
+            ev(EventKind::ProcessShutdown, "scm3", 5_000, vec![]),
             started(6_000),
         ]);
         assert_eq!(r.verdict, Verdict::Violated);
@@ -817,7 +816,7 @@ mod tests {
         assert_eq!(v.instance, "scm3");
         // The first stop line, not SHUTDOWN_MSG nor the next start.
         assert_eq!(v.primary, 4);
-        assert_eq!(tl.events.head(v.primary).kind, ComponentStopping);
+        assert_eq!(tl.events.head(v.primary).kind, EventKind::ComponentStopping);
         let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
         assert_eq!(related, vec![1, 2, 3]);
         assert!(v.message.contains("stopped"), "{}", v.message);
@@ -833,7 +832,7 @@ mod tests {
     fn a_save_cut_off_between_updating_and_saved_is_undecided_not_a_violation() {
         let updating = |ms| {
             ev(
-                SecretKeysUpdated,
+                EventKind::SecretKeysUpdated,
                 "scm3",
                 ms,
                 vec![("keys", keys(&[("K2", 9 * DAY), ("K1", 8 * DAY)]))],
@@ -841,7 +840,7 @@ mod tests {
         };
         let failed = |ms| {
             ev(
-                StateMachineUpdaterFailed,
+                EventKind::StateMachineUpdaterFailed,
                 "scm3",
                 ms,
                 vec![(
@@ -906,7 +905,7 @@ mod tests {
         let v = r.first().expect("a violation");
         assert_eq!(v.invariant, "KeyFileCoversDb");
         assert_eq!(v.primary, 3);
-        assert_eq!(tl.events.head(v.primary).kind, ProcessStarted);
+        assert_eq!(tl.events.head(v.primary).kind, EventKind::ProcessStarted);
         let related: Vec<usize> = v.related.iter().map(|(i, _)| *i).collect();
         assert_eq!(related, vec![1, 2]);
         assert!(v.message.contains("crashed"), "{}", v.message);
@@ -930,14 +929,14 @@ mod tests {
             started(0),
             fetched(1_000),
             installed(2_000),
-            ev(StateMachineReinitializing, "scm3", 3_000, vec![]),
+            ev(EventKind::StateMachineReinitializing, "scm3", 3_000, vec![]),
             ev(
-                SecretKeysSaved,
+                EventKind::SecretKeysSaved,
                 "scm3",
                 3_500,
                 vec![("keys", keys(&[("K2", 9 * DAY), ("K1", 8 * DAY)]))],
             ),
-            ev(ComponentStopping, "scm3", 4_000, vec![]),
+            ev(EventKind::ComponentStopping, "scm3", 4_000, vec![]),
             started(9_000),
         ]);
         assert!(r.violations.is_empty(), "{:?}", r.violations);
@@ -963,7 +962,7 @@ mod tests {
         let (_, r) = scm3(vec![
             started(0),
             ev(
-                SecretKeysFetched,
+                EventKind::SecretKeysFetched,
                 "scm3",
                 1_000,
                 vec![("keys", keys(&[("K1", 20 * HOUR)]))],
@@ -984,7 +983,7 @@ mod tests {
     /// checkpoint` as the install's last line.
     #[test]
     fn a_crash_after_install_checkpoint_with_no_replaced_db_is_undecided() {
-        let install_started = |ms| ev(CheckpointInstallStarted, "scm3", ms, vec![]);
+        let install_started = |ms| ev(EventKind::CheckpointInstallStarted, "scm3", ms, vec![]);
         let (_, r) = scm3(vec![
             started(0),
             fetched(1_000),
@@ -1007,7 +1006,12 @@ mod tests {
     }
 
     fn updated(node: &str, ms: i64, ks: &[(&str, i64)]) -> crate::event::Event {
-        ev(SecretKeysUpdated, node, ms, vec![("keys", keys(ks))])
+        ev(
+            EventKind::SecretKeysUpdated,
+            node,
+            ms,
+            vec![("keys", keys(ks))],
+        )
     }
 
     #[test]
@@ -1070,7 +1074,7 @@ mod tests {
                 .collect();
             ks.extend(extra);
             ev(
-                SecretKeysUpdated,
+                EventKind::SecretKeysUpdated,
                 "scm1",
                 ms,
                 vec![("keys", Value::SecretKeys(ks))],
@@ -1161,32 +1165,37 @@ mod tests {
         let keys = |ks: Vec<SecretKeyInfo>| vec![("keys", Value::SecretKeys(ks))];
         let scm1 = vec![
             ev(
-                SecretKeyGenerated,
+                EventKind::SecretKeyGenerated,
                 "scm1",
                 0,
                 vec![("key", Value::SecretKey(k("K1", 0, 30)))],
             ),
-            ev(SecretKeysUpdated, "scm1", 5, keys(vec![k("K1", 0, 30)])),
             ev(
-                SecretKeyRotated,
+                EventKind::SecretKeysUpdated,
+                "scm1",
+                5,
+                keys(vec![k("K1", 0, 30)]),
+            ),
+            ev(
+                EventKind::SecretKeyRotated,
                 "scm1",
                 20 * MIN,
                 vec![("key", Value::SecretKey(k("K2", 20, 50)))],
             ),
             ev(
-                SecretKeysUpdated,
+                EventKind::SecretKeysUpdated,
                 "scm1",
                 20 * MIN + 5,
                 keys(vec![k("K1", 0, 30), k("K2", 20, 50)]),
             ),
             ev(
-                SecretKeyRotated,
+                EventKind::SecretKeyRotated,
                 "scm1",
                 40 * MIN,
                 vec![("key", Value::SecretKey(k("K3", 40, 70)))],
             ),
             ev(
-                SecretKeysUpdated,
+                EventKind::SecretKeysUpdated,
                 "scm1",
                 40 * MIN + 5,
                 keys(vec![k("K2", 20, 50), k("K3", 40, 70)]),
@@ -1195,19 +1204,19 @@ mod tests {
         // scm2 applies what scm1 applied, 20 ms later in UTC, printed an hour earlier.
         let scm2 = vec![
             ev(
-                SecretKeysUpdated,
+                EventKind::SecretKeysUpdated,
                 "scm2",
                 25 - 60 * MIN,
                 keys(vec![k("K1", 0, 30)]),
             ),
             ev(
-                SecretKeysUpdated,
+                EventKind::SecretKeysUpdated,
                 "scm2",
                 20 * MIN + 25 - 60 * MIN,
                 keys(vec![k("K1", 0, 30), k("K2", 20, 50)]),
             ),
             ev(
-                SecretKeysUpdated,
+                EventKind::SecretKeysUpdated,
                 "scm2",
                 40 * MIN + 25 - 60 * MIN,
                 keys(vec![k("K2", 20, 50), k("K3", 40, 70)]),
@@ -1249,7 +1258,7 @@ mod tests {
         // And a real drop on scm2 (K2 missing while valid) is still found at its line.
         let mut dropping = scm2.clone();
         dropping[2] = ev(
-            SecretKeysUpdated,
+            EventKind::SecretKeysUpdated,
             "scm2",
             40 * MIN + 25 - 60 * MIN,
             keys(vec![k("K3", 40, 70)]),
@@ -1288,19 +1297,19 @@ mod tests {
         let local = |h: i64| (h + 5 - 10) * HOUR;
         let events = vec![
             ev(
-                SecretKeysUpdated,
+                EventKind::SecretKeysUpdated,
                 "scm1",
                 local(2),
                 vec![("keys", Value::SecretKeys(vec![k("K1", -200, 9)]))],
             ),
             ev(
-                SecretKeyRotated,
+                EventKind::SecretKeyRotated,
                 "scm1",
                 local(4),
                 vec![("key", Value::SecretKey(k("K2", 9, 300)))],
             ),
             ev(
-                SecretKeysUpdated,
+                EventKind::SecretKeysUpdated,
                 "scm1",
                 local(5),
                 vec![("keys", Value::SecretKeys(vec![k("K2", 9, 300)]))],
@@ -1337,7 +1346,7 @@ mod tests {
     fn a_generated_key_with_no_history_is_inconclusive_unless_every_scm_started_in_view() {
         let generated = |node: &str, ms| {
             ev(
-                SecretKeyGenerated,
+                EventKind::SecretKeyGenerated,
                 node,
                 ms,
                 vec![("key", key("K3", 7 * DAY))],
@@ -1345,7 +1354,7 @@ mod tests {
         };
         let scm_start = |node: &str, ms| {
             ev(
-                ProcessStarted,
+                EventKind::ProcessStarted,
                 node,
                 ms,
                 vec![("service", text("StorageContainerManager"))],
@@ -1402,13 +1411,13 @@ mod tests {
                 "dn1",
                 vec![
                     ev(
-                        SecretKeysFetched,
+                        EventKind::SecretKeysFetched,
                         "dn1",
                         0,
                         vec![("keys", keys(&[("K1", DAY)]))],
                     ),
-                    ev(CheckpointInstalled, "dn1", 1, vec![]),
-                    ev(ProcessStarted, "dn1", 2, vec![]),
+                    ev(EventKind::CheckpointInstalled, "dn1", 1, vec![]),
+                    ev(EventKind::ProcessStarted, "dn1", 2, vec![]),
                 ],
             )],
         );
@@ -1425,7 +1434,7 @@ mod pruning {
     use crate::monitor::testkit::{daemon, ev, keys, text, timeline};
     use crate::monitor::{Ctx, Model, Violation};
     use crate::timeline::Timeline;
-    use crate::vocab::EventKind::*;
+    use crate::vocab::EventKind;
 
     const MINUTE: i64 = 60_000;
     const DAY: i64 = 86_400_000;
@@ -1452,7 +1461,7 @@ mod pruning {
             let d = ms / DAY;
             if ms % DAY == 0 {
                 scm1.push(ev(
-                    SecretKeyRotated,
+                    EventKind::SecretKeyRotated,
                     "scm1",
                     ms,
                     vec![(
@@ -1472,14 +1481,14 @@ mod pruning {
                 }
             }
             scm1.push(ev(
-                SecretKeysUpdated,
+                EventKind::SecretKeysUpdated,
                 "scm1",
                 ms + 1_000,
                 vec![("keys", set)],
             ));
             let drop = (tick == 20 * 24 * 12).then_some(18);
             scm2.push(ev(
-                SecretKeysUpdated,
+                EventKind::SecretKeysUpdated,
                 "scm2",
                 ms + 2_000,
                 vec![("keys", current(d, drop))],
@@ -1487,7 +1496,7 @@ mod pruning {
         }
         let started = |ms| {
             ev(
-                ProcessStarted,
+                EventKind::ProcessStarted,
                 "scm3",
                 ms,
                 vec![("service", text("StorageContainerManager"))],
@@ -1505,13 +1514,13 @@ mod pruning {
         let scm3 = vec![
             started(0),
             ev(
-                SecretKeysFetched,
+                EventKind::SecretKeysFetched,
                 "scm3",
                 install,
                 vec![("keys", fetched_keys)],
             ),
             ev(
-                CheckpointInstalled,
+                EventKind::CheckpointInstalled,
                 "scm3",
                 install + 1_000,
                 vec![
@@ -1519,28 +1528,38 @@ mod pruning {
                     ("index", crate::value::Value::U64(202)),
                 ],
             ),
-            ev(StateMachineReinitializing, "scm3", install + 2_000, vec![]),
-            ev(ComponentStopping, "scm3", 13 * DAY + 3_000, vec![]),
-            ev(ProcessShutdown, "scm3", 13 * DAY + 4_000, vec![]),
+            ev(
+                EventKind::StateMachineReinitializing,
+                "scm3",
+                install + 2_000,
+                vec![],
+            ),
+            ev(
+                EventKind::ComponentStopping,
+                "scm3",
+                13 * DAY + 3_000,
+                vec![],
+            ),
+            ev(EventKind::ProcessShutdown, "scm3", 13 * DAY + 4_000, vec![]),
             started(13 * DAY + 5_000),
         ];
         // scm4 fetches two keys on day 20 that have expired when it stops on day 26, well past the pruning
         // bound: the key file had nothing left to cover (a pass), if the fetched keys are kept meanwhile.
         let scm4 = vec![
             ev(
-                ProcessStarted,
+                EventKind::ProcessStarted,
                 "scm4",
                 0,
                 vec![("service", text("StorageContainerManager"))],
             ),
             ev(
-                SecretKeysFetched,
+                EventKind::SecretKeysFetched,
                 "scm4",
                 20 * DAY + 3_000,
                 vec![("keys", keys(&[("K14", 21 * DAY), ("K15", 22 * DAY)]))],
             ),
             ev(
-                CheckpointInstalled,
+                EventKind::CheckpointInstalled,
                 "scm4",
                 20 * DAY + 4_000,
                 vec![
@@ -1548,7 +1567,12 @@ mod pruning {
                     ("index", crate::value::Value::U64(303)),
                 ],
             ),
-            ev(ComponentStopping, "scm4", 26 * DAY + 3_000, vec![]),
+            ev(
+                EventKind::ComponentStopping,
+                "scm4",
+                26 * DAY + 3_000,
+                vec![],
+            ),
         ];
         timeline(vec![
             daemon("scm", "scm1", scm1),

@@ -521,10 +521,9 @@ mod tests {
     #[test]
     fn a_startup_with_no_shutdown_before_it_is_a_crash_then_a_restart() {
         use crate::monitor::testkit::{daemon, ev, keys, text};
-        use EventKind::*;
         let start = |ms| {
             ev(
-                ProcessStarted,
+                EventKind::ProcessStarted,
                 "scm3",
                 ms,
                 vec![("service", text("StorageContainerManager"))],
@@ -536,12 +535,12 @@ mod tests {
             vec![
                 start(0),
                 ev(
-                    SecretKeysFetched,
+                    EventKind::SecretKeysFetched,
                     "scm3",
                     10,
                     vec![("keys", keys(&[("K1", 86_400_000)]))],
                 ),
-                ev(CheckpointInstalled, "scm3", 20, vec![]),
+                ev(EventKind::CheckpointInstalled, "scm3", 20, vec![]),
                 start(30),
             ],
         )]);
