@@ -44,6 +44,24 @@ pub trait Action:
     fn from_name(name: &str) -> Option<Self> {
         Self::ALL.iter().copied().find(|a| a.name() == name)
     }
+    /// Which of the node lifecycle actions every spec has (named alike in each module) this is, if any.
+    fn lifecycle(self) -> Option<Lifecycle> {
+        match self.name() {
+            "Crash" => Some(Lifecycle::Crash),
+            "Restart" => Some(Lifecycle::Restart),
+            "Stop" => Some(Lifecycle::Stop),
+            _ => None,
+        }
+    }
+}
+
+/// The node lifecycle actions every spec has, under these names: a node crashes (no line says so), restarts
+/// (its banner), or stops cleanly (its shutdown lines).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lifecycle {
+    Crash,
+    Restart,
+    Stop,
 }
 
 /// `enum $name` with one variant per spec action (each variant's name is the action's TLA+ name), and its

@@ -64,7 +64,7 @@
 
 pub mod scm;
 
-use crate::mirror::{Action as _, Constants, Mirror, Step};
+use crate::mirror::{Action as _, Constants, Lifecycle, Mirror, Step};
 use crate::monitor::{Model, Verdict};
 use crate::tla::value::TlaValue;
 use std::collections::HashMap;
@@ -828,7 +828,7 @@ pub fn render<M: Mirror, R: Render<M>>(
         // behaviour of two the crash comes before the step's last line, at the end of the startup or the
         // install. The step is done; its last line is lost, and the step counts as unseen.
         let crashes_next = b.steps.get(k + 1).is_some_and(|n| {
-            n.action.name() == "Crash"
+            n.action.lifecycle() == Some(Lifecycle::Crash)
                 && !n.params.is_empty()
                 && s.params.first() == n.params.first()
         });
@@ -1139,21 +1139,22 @@ pub fn judge<M: Mirror>(
         let s = &b.steps[k - 1];
         logs.witnessed(k)
             || silent_and_irrelevant(s.action)
-            || (s.action.name() == "Crash"
-                && b.steps[k..]
-                    .iter()
-                    .any(|r| r.action.name() == "Restart" && r.params == s.params))
+            || (s.action.lifecycle() == Some(Lifecycle::Crash)
+                && b.steps[k..].iter().any(|r| {
+                    r.action.lifecycle() == Some(Lifecycle::Restart) && r.params == s.params
+                }))
     };
     let all_witnessed = (1..=b.steps.len()).all(seen);
     // A hidden crash's violation shows at the restart that follows it.
     let shown_at = |k: usize| -> usize {
         let s = &b.steps[k - 1];
-        if logs.printed(k) || s.action.name() != "Crash" {
+        if logs.printed(k) || s.action.lifecycle() != Some(Lifecycle::Crash) {
             return k;
         }
         (k + 1..=b.steps.len())
             .find(|&j| {
-                b.steps[j - 1].action.name() == "Restart" && b.steps[j - 1].params == s.params
+                b.steps[j - 1].action.lifecycle() == Some(Lifecycle::Restart)
+                    && b.steps[j - 1].params == s.params
             })
             .unwrap_or(k)
     };
@@ -1194,15 +1195,22 @@ pub fn judge<M: Mirror>(
         };
         if took == read || shows(read, took) {
             observed[k] = true;
-        } else if read.name() == "Crash" && took.name() == "Restart" {
+        } else if read.lifecycle() == Some(Lifecycle::Crash)
+            && took.lifecycle() == Some(Lifecycle::Restart)
+        {
             // The banner of a restart with no shutdown before it: the crash that took the node down. Had a
             // stop taken it down, its lines (all printed: a down node cannot crash) show a stop, not a crash.
             let down = (1..k).rev().find(|&c| {
                 b.steps[c - 1].params == b.steps[k - 1].params
-                    && matches!(b.steps[c - 1].action.name(), "Crash" | "Stop")
+                    && matches!(
+                        b.steps[c - 1].action.lifecycle(),
+                        Some(Lifecycle::Crash | Lifecycle::Stop)
+                    )
             });
             match down {
-                Some(c) if b.steps[c - 1].action.name() == "Crash" => observed[c] = true,
+                Some(c) if b.steps[c - 1].action.lifecycle() == Some(Lifecycle::Crash) => {
+                    observed[c] = true
+                }
                 Some(c) => why.push(format!(
                     "the observer witnesses a crash at {at}, the restart of step {k}, but step {c} stopped that node"
                 )),
