@@ -1,7 +1,7 @@
 //! Executable mirrors of the TLA+ specs in `traces/<model>/`: the same variables, actions (crash and restart
 //! among them) and invariants, under the same names, stepping the full spec state.
 //!
-//! The log models in [`crate::model`] judge logs with three-valued knowledge; these mirrors are exact: `init`
+//! The log monitors in [`crate::monitor`] judge logs with three-valued knowledge; these mirrors are exact: `init`
 //! and `next` enumerate what the spec's `Init` and `Next` allow, so a breadth-first search over a mirror finds
 //! the very state counts TLC reports, a TLC trace replays through it step by step, and a behaviour built from
 //! logs is a behaviour of the spec.

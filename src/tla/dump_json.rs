@@ -9,7 +9,7 @@
 //! The format writes sets and sequences both as arrays, functions over model values or strings as
 //! objects (like records), and model values and strings both as strings, so values are read
 //! best-effort: arrays as sequences, objects as records, strings as strings, and every trace read this
-//! way carries a note saying so. `trace` compares such traces leniently (see `spec::replay`).
+//! way carries a note saying so. `trace` compares such traces leniently (see `mirror::replay`).
 
 use super::json::{Json, Spanned};
 use super::trace::{
