@@ -1160,6 +1160,25 @@ mod tests {
         );
     }
 
+    /// The scheduled sync may read the fetched DB's number before `... is started.`: Recon does not serve the
+    /// stale tables yet, so the violation is at the end of the start, not at that line.
+    #[test]
+    fn a_startup_snapshot_whose_number_is_read_while_starting_is_reported_when_the_start_ends() {
+        let mut fetch = CORRUPT.to_vec();
+        fetch.push(
+            "12:45:44,500|Recon-SyncOM-0|INFO|P|Last known sequence number before sync: 1180",
+        );
+        let (tl, r) = check_log_timeline(&startup_story(&fetch, &[]));
+        assert_eq!(r.verdict, Verdict::Violated, "{:?}", r.reason);
+        let v = r.first().unwrap();
+        assert_eq!(
+            tl.events.head(v.primary).kind,
+            EventKind::OmServiceProviderStarted,
+            "{}",
+            v.message
+        );
+    }
+
     #[test]
     fn a_startup_snapshot_above_the_processed_number_or_with_a_reprocess_queued_is_no_violation() {
         let r = check_log(&startup_story(
