@@ -377,8 +377,13 @@ impl Scanned {
                 .unwrap_or_else(|| panic!("event span {off}+{len} beyond {} bytes", input.len()));
             assert_eq!(line_at(off, "an event") as u64, e.span.line, "event line");
             let end = end as usize;
+            // A line ends at `\n`, `\r\n`, the end of the input, or a `\r` that ends it (a CRLF file cut
+            // between the two bytes): the span never holds the line's terminator.
             assert!(
-                end == input.len() || input[end] == b'\n' || input[end..].starts_with(b"\r\n"),
+                end == input.len()
+                    || input[end] == b'\n'
+                    || input[end..].starts_with(b"\r\n")
+                    || &input[end..] == b"\r",
                 "event span {off}+{len} does not end at a line end"
             );
             assert!(last_start < Some(off), "events out of input order");
