@@ -52,6 +52,9 @@ pub struct Witnessed {
     pub hidden: Vec<&'static str>,
     /// How log names became model values, and anything else a reader of the export should know.
     pub notes: Vec<String>,
+    /// The event where the logs stop telling a behaviour of the spec (check is inconclusive there), when the
+    /// witnesses end before the logs do (the reason is among the notes).
+    pub ends_at: Option<usize>,
 }
 
 /// One step of a built behaviour.
@@ -739,6 +742,7 @@ mod tests {
             constants,
             hidden: action_names(crate::bugs::dn_finalize_block::witness::HIDDEN),
             notes: Vec::new(),
+            ends_at: None,
         }
     }
 
@@ -891,6 +895,7 @@ mod tests {
             constants,
             hidden: HIDDEN.iter().map(|a| a.name()).collect(),
             notes: Vec::new(),
+            ends_at: None,
         }
     }
 

@@ -255,6 +255,9 @@ pub struct Logs {
     printed: Vec<usize>,
     /// Steps a crash cut short: some of their lines were never written.
     cut: std::collections::BTreeSet<usize>,
+    /// The logs begin after this step: the lines of the initial starts and of steps `1..=k` were rotated
+    /// away, as in a node's current log file after log4j rolled the older ones over.
+    pub begins_after: Option<usize>,
     /// The cluster's time zone: log4j prints local time, `UTC + utc_offset_ms` (instants in messages, such
     /// as a key's `creation at`, stay UTC).
     pub utc_offset_ms: i64,
@@ -366,6 +369,42 @@ impl Logs {
         if cut {
             self.cut.insert(step);
         }
+    }
+
+    /// Rotates away every line printed up to the end of step `k` (the initial starts included): each file
+    /// then begins at its first record of a later step. `false` (and nothing changed) when some file would
+    /// be left with no line at all.
+    pub fn rotate_away(&mut self, k: usize) -> bool {
+        let firsts: Vec<Option<usize>> = self
+            .files
+            .iter()
+            .map(|f| f.records.iter().position(|r| r.0 > k))
+            .collect();
+        if firsts.iter().any(Option::is_none) {
+            return false;
+        }
+        for (fi, (f, first)) in self.files.iter_mut().zip(firsts).enumerate() {
+            let first = first.unwrap_or_default();
+            let (_, byte, line, _) = f.records[first];
+            for r in f.records.drain(..first) {
+                self.printed[r.0] -= 1;
+            }
+            f.text.replace_range(..byte, "");
+            f.lines -= line - 1;
+            self.owner.retain(|&(file, _), _| file != fi);
+            for r in &mut f.records {
+                r.1 -= byte;
+                r.2 -= line - 1;
+                self.owner.insert((fi, r.2), r.0);
+            }
+        }
+        self.begins_after = Some(k);
+        true
+    }
+
+    /// Were step `k`'s lines rotated away ([`Logs::rotate_away`])?
+    pub fn rotated_away(&self, k: usize) -> bool {
+        self.begins_after.is_some_and(|after| k <= after)
     }
 
     /// Did step `k` print all of its lines (not cut short by a crash)?
@@ -764,7 +803,8 @@ pub trait Render<M: Mirror>: Sized {
         false
     }
     /// How many of a step's last lines Ozone prints after the step's effect is done (a crash may take any
-    /// number of them, from the last, and leave the step done). Default: the last line only.
+    /// number of them, from the last, and leave the step done; 0: the effect is durable only once the last
+    /// line is printed, so a crash takes the whole step). Default: the last line only.
     fn lines_after_effect(_action: M::Action) -> usize {
         1
     }
@@ -796,6 +836,13 @@ pub trait Render<M: Mirror>: Sized {
     fn violation_holds(_message: &str, _logs: &Logs) -> bool {
         true
     }
+    /// May the logs begin just after a step that leaves the mirror in `state` (the lines before it rotated
+    /// away)? Only where nothing a later verdict needs is pending (no rebuild owed, say), so that a monitor
+    /// reading the rest can still be held to the mirror's verdict. Default: the logs always begin at the
+    /// cluster's start.
+    fn may_begin_after(_state: &M::State) -> bool {
+        false
+    }
     /// Sees the whole behaviour before any step is printed (a key's expiry instant is printed when the key
     /// is made, and must fall just before the step that expires it).
     fn plan(&mut self, _mirror: &M, _b: &BehaviourOf<M>) {}
@@ -816,6 +863,7 @@ pub fn render<M: Mirror, R: Render<M>>(
     constants: &Constants,
     b: &BehaviourOf<M>,
     rng: &mut Rng,
+    layout: Layout,
 ) -> Logs {
     let mut logs = Logs::default();
     logs.begin_step(0);
@@ -827,13 +875,13 @@ pub fn render<M: Mirror, R: Render<M>>(
         // A step of one node that a crash of that node follows (a restart, an install, a save): in one
         // behaviour of two the crash comes before the step's last line, at the end of the startup or the
         // install. The step is done; its last line is lost, and the step counts as unseen.
+        // A crash that names no node is the crash of a model's only node (Recon): it follows any step.
         let crashes_next = b.steps.get(k + 1).is_some_and(|n| {
             n.action.lifecycle() == Some(Lifecycle::Crash)
-                && !n.params.is_empty()
-                && s.params.first() == n.params.first()
+                && (n.params.is_empty() || s.params.first() == n.params.first())
         });
-        if crashes_next && rng.below(2) == 0 {
-            let after = R::lines_after_effect(s.action).max(1);
+        let after = R::lines_after_effect(s.action);
+        if crashes_next && after > 0 && rng.below(2) == 0 {
             let lost = if after > 1 {
                 1 + rng.below(after as u64) as usize
             } else {
@@ -841,6 +889,16 @@ pub fn render<M: Mirror, R: Render<M>>(
             };
             logs.crash_within(k + 1, lost);
         }
+    }
+    // One behaviour in three of a model whose logs may begin mid-life is checked on the lines after a
+    // random step where that is allowed, as a node's current log file after a rollover. A test's output
+    // is written from the JVM's start and never rolled over.
+    let after: Vec<usize> = (0..b.steps.len())
+        .filter(|&k| R::may_begin_after(b.state(k)))
+        .collect();
+    if layout != Layout::OneJvm && !after.is_empty() && rng.below(3) == 0 {
+        let k = after[rng.below(after.len() as u64) as usize];
+        logs.rotate_away(k);
     }
     logs
 }
@@ -867,6 +925,9 @@ pub struct CheckSaid {
     /// The spec actions the model's observer read off the logs (for `export`): action, the step whose lines
     /// hold the witnessing line, and where that line is.
     pub witnesses: Vec<(&'static str, Option<usize>, String)>,
+    /// Where the observer stops reading (the logs stop telling a behaviour of the spec there): the step whose
+    /// lines hold that line, and where it is.
+    pub witnesses_end: Option<(Option<usize>, String)>,
     /// Every violation, in the order `check` reports them.
     pub violations: Vec<SaidViolation>,
     /// Invariant checks made with everything they needed in view.
@@ -935,6 +996,10 @@ pub fn check_logs(
                 .unwrap_or_default();
             (name, e.span.line)
         };
+        let witnesses_end = witnessed.as_ref().and_then(|w| w.ends_at).map(|event| {
+            let (name, line) = line_of(event);
+            (step_of(&name, line), format!("{name}:{line}"))
+        });
         let witnesses = witnessed
             .map(|w| w.witnesses)
             .unwrap_or_default()
@@ -962,6 +1027,7 @@ pub fn check_logs(
             reason: report.reason,
             reasons: report.reasons,
             witnesses,
+            witnesses_end,
             violations,
             checks: report.checks,
         })
@@ -1081,8 +1147,9 @@ pub fn judge<M: Mirror>(
         None => Class::Healthy,
         Some((k, inv)) if !logs.witnessed(k) => {
             // What the logs do not show is not known to be fine: a hidden violation leaves check short of
-            // `conforms`.
-            if said.verdict == Verdict::Conforms {
+            // `conforms`, unless it lies wholly in the lines rotated away (the logs begin after a step where
+            // nothing is pending): those logs show no violation, and nothing is missing from them.
+            if said.verdict == Verdict::Conforms && !logs.rotated_away(k) {
                 why.push(format!(
                     "the mirror violates {inv} at hidden step {k} ({}), but check says conforms",
                     action_text(&b.steps[k - 1])
@@ -1224,7 +1291,20 @@ pub fn judge<M: Mirror>(
             ));
         }
     }
-    for (k, s) in (1..).zip(&b.steps) {
+    // Where the observer stops reading, check must say why (a reason that rule 5 holds to the files): from
+    // that step on, nothing is owed.
+    let read_up_to = match &said.witnesses_end {
+        None => b.steps.len(),
+        Some((step, at)) => {
+            if said.reasons.is_empty() {
+                why.push(format!(
+                    "the observer stops reading at {at}, but check names nothing it could not see"
+                ));
+            }
+            step.map_or(0, |k| k.saturating_sub(1))
+        }
+    };
+    for (k, s) in (1..=read_up_to).zip(&b.steps) {
         if complete(s.action)
             && logs.witnessed(k)
             && !observed[k]
@@ -1339,7 +1419,7 @@ pub fn run_behaviour<M: Mirror, R: Render<M>>(
     tag: u64,
     layout: Layout,
 ) -> Judged {
-    let logs = render::<M, R>(mirror, constants, b, rng);
+    let logs = render::<M, R>(mirror, constants, b, rng, layout);
     let dir = std::env::temp_dir().join(format!(
         "ozone-refine-{}-{}-{tag:x}-{:x}",
         M::MODEL,
@@ -1357,6 +1437,7 @@ pub fn run_behaviour<M: Mirror, R: Render<M>>(
                     reason: None,
                     reasons: Vec::new(),
                     witnesses: Vec::new(),
+                    witnesses_end: None,
                     violations: Vec::new(),
                     checks: 0,
                 },
@@ -1532,12 +1613,13 @@ fn seeded<M: Mirror, R: Render<M>>(
     config: Config,
     seed: u64,
     max_len: usize,
+    layout: Layout,
 ) -> Result<(M, BehaviourOf<M>, Logs), String> {
     let c = constants::<M>(config)?;
     let mirror = M::new(&c)?;
     let mut rng = Rng::new(seed);
     let b = walk(&mirror, &mut rng, max_len, R::weight);
-    let logs = render::<M, R>(&mirror, &c, &b, &mut rng);
+    let logs = render::<M, R>(&mirror, &c, &b, &mut rng, layout);
     Ok((mirror, b, logs))
 }
 
@@ -1548,7 +1630,7 @@ fn dump<M: Mirror, R: Render<M>>(
     max_len: usize,
     dir: &Path,
 ) -> String {
-    let (mirror, b, logs) = match seeded::<M, R>(config, seed, max_len) {
+    let (mirror, b, logs) = match seeded::<M, R>(config, seed, max_len, layout) {
         Ok(x) => x,
         Err(e) => return e,
     };
@@ -1595,7 +1677,7 @@ fn healthy<M: Mirror, R: Render<M>>(config: Config, seed: u64, max_len: usize) -
     if (0..=b.steps.len()).any(|k| mirror.first_violated(b.state(k)).is_some()) {
         return None;
     }
-    Some(render::<M, R>(&mirror, &c, &b, &mut rng))
+    Some(render::<M, R>(&mirror, &c, &b, &mut rng, Layout::Daemon))
 }
 
 fn keep<M: Mirror, R: Render<M>>(
@@ -1604,7 +1686,7 @@ fn keep<M: Mirror, R: Render<M>>(
     max_len: usize,
     dir: &Path,
 ) -> Result<(Vec<PathBuf>, Judged), String> {
-    let (mirror, b, logs) = seeded::<M, R>(config, seed, max_len)?;
+    let (mirror, b, logs) = seeded::<M, R>(config, seed, max_len, Layout::Daemon)?;
     let paths = logs.write(dir).map_err(|e| e.to_string())?;
     let said = check_logs(
         R::monitor(),
@@ -1630,6 +1712,58 @@ mod tests {
             ts_text(BASE_MS + 86_400_000 + 3_723_004),
             "2026-08-24 12:02:03,004"
         );
+    }
+
+    /// A log that begins mid-life: each file starts at its first record of a later step, line numbers and the
+    /// step of each line follow, and the steps rotated away count as printed no more.
+    #[test]
+    fn rotating_away_the_first_steps_leaves_each_file_at_its_first_later_record() {
+        let mut logs = Logs::default();
+        logs.begin_step(0);
+        let (a, b) = (logs.file("a.log"), logs.file("b.log"));
+        logs.record(a, "main", "INFO", "x", "start of a");
+        logs.record(b, "main", "INFO", "x", "start of b");
+        logs.begin_step(1);
+        logs.record(a, "main", "INFO", "x", "banner\nsecond line");
+        logs.begin_step(2);
+        logs.record(a, "main", "INFO", "x", "two in a");
+        logs.record(b, "main", "INFO", "x", "two in b");
+        logs.begin_step(3);
+        logs.record(a, "main", "INFO", "x", "three in a");
+        let before = logs.clone();
+
+        // Step 3 printed nothing into b: b would be left empty, so nothing changes.
+        assert!(!logs.rotate_away(2));
+        assert_eq!(logs.files[a].text, before.files[a].text);
+        assert_eq!(logs.begins_after, None);
+
+        assert!(logs.rotate_away(1));
+        assert!(logs.files[a].text.starts_with("2026-08-23 "));
+        assert!(logs.files[a]
+            .text
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with("x: two in a"));
+        assert_eq!(logs.files[a].text.lines().count(), 2);
+        assert_eq!(logs.files[a].lines, 2);
+        assert_eq!(logs.step_of("a.log", 1), Some(2));
+        assert_eq!(logs.step_of("a.log", 2), Some(3));
+        assert_eq!(logs.step_of("a.log", 3), None);
+        assert_eq!(logs.step_of("b.log", 1), Some(2));
+        assert!(!logs.printed(0) && !logs.printed(1));
+        assert!(logs.witnessed(2) && logs.witnessed(3));
+        assert!(logs.rotated_away(0) && logs.rotated_away(1));
+        assert!(!logs.rotated_away(2));
+        // The stamps stay where the records are: restamping on one clock rewrites them in place.
+        let one = logs.on_one_clock();
+        assert_eq!(one.files[a].text.lines().count(), 2);
+        assert!(one.files[a]
+            .text
+            .lines()
+            .nth(1)
+            .unwrap()
+            .ends_with("x: three in a"));
     }
 
     #[test]
@@ -1757,7 +1891,7 @@ mod tests {
             let c = constants::<M>(Config::Bug).unwrap();
             let mirror = M::new(&c).unwrap();
             let b = replay_actions(&mirror, &["BecomeLeader(s1)", down, "Restart(s1)"]).unwrap();
-            let logs = render::<M, R>(&mirror, &c, &b, &mut Rng::new(3));
+            let logs = render::<M, R>(&mirror, &c, &b, &mut Rng::new(3), Layout::Daemon);
             let dir = tempfile::tempdir().unwrap();
             let mut said = check_logs(
                 R::monitor(),

@@ -18,6 +18,12 @@
 //! The initial start (every node up in `Init`) prints the banner, `Registered Task: X` per TASK_STATUS row (left
 //! out in one behaviour of four) and `Skipping startup task reinitialization because the local OM DB store is
 //! not initialized yet ...`: Recon at sequence number 0 of a fresh OM.
+//!
+//! A crash (of Recon, the model's only node) may take the last line of the step before it (none of a
+//! `ReprocessTask`, whose effect lands only with the reinitialization's swap), and after a `FullSnapshot` up to
+//! its last four (the snapshot stays installed, its `Sequence number after sync` lost).
+//! One behaviour in three begins mid-life, as a log4j rollover leaves Recon's current file: at a step after
+//! which Recon serves with no reprocess owed ([`Render::may_begin_after`]).
 
 use super::mirror::{Action, ReconOmSync, State};
 use crate::mirror::{Constants, Step};
@@ -97,6 +103,14 @@ impl Render<ReconOmSync> for Renderer {
                     && lines[i + 1..].iter().any(seq)
             });
         }
+        let lines: Vec<&str> = text.lines().collect();
+        if reason.contains("whose sequence number is not in view") {
+            // A snapshot install whose `Sequence number after sync` a restart came before.
+            return lost_snapshot_sequences(&lines).next().is_some();
+        }
+        if reason.contains("with no earlier sequence number in view") {
+            return snapshot_without_earlier_sequence(&lines);
+        }
         (reason.contains("logs end before the derived tasks were rebuilt")
             && crate::refinement::unfinished(
                 text,
@@ -106,6 +120,27 @@ impl Render<ReconOmSync> for Renderer {
             ))
             || (reason.contains("no `Registered Task:` lines")
                 && !text.contains("Registered Task:"))
+    }
+    /// Everything after the install of a full snapshot is printed after its effect: a crash may take the
+    /// queueing lines and `Sequence number after sync` with it, and the snapshot stays installed. A task's
+    /// reprocess writes a staging DB that only the end of the reinitialization swaps in, so a crash before
+    /// `Task X completed execution` is a crash before the step: none of its lines is lost.
+    fn lines_after_effect(action: Action) -> usize {
+        match action {
+            Action::FullSnapshot => 4,
+            Action::ReprocessTask => 0,
+            _ => 1,
+        }
+    }
+    /// Recon's log may begin (rotated) wherever it serves with no reprocess owed: every derived task built
+    /// from the lineage of its OM DB, none queued.
+    fn may_begin_after(state: &State) -> bool {
+        state.phase == super::mirror::Phase::Running
+            && !state.reinit_queued
+            && state
+                .task_lineage
+                .iter()
+                .all(|&l| l == state.recon_db_lineage)
     }
     /// OM's writes and restores are read off the sequence numbers a sync prints.
     fn shows(witnessed: Action, took: Action) -> bool {
@@ -394,5 +429,127 @@ impl Render<ReconOmSync> for Renderer {
             // Hidden: these print nothing.
             Action::OmWrite | Action::OmRestore | Action::Crash => {}
         }
+    }
+}
+
+const SNAPSHOT_INSTALLED: &str = "Successfully updated Recon OM DB with new snapshot.";
+const SEQUENCE_AFTER_SYNC: &str = "Sequence number after sync: ";
+
+/// The lines (indices) of each restart banner that comes after a snapshot install with no `Sequence number
+/// after sync` between them: the snapshot's number is lost.
+fn lost_snapshot_sequences<'a>(lines: &'a [&'a str]) -> impl Iterator<Item = usize> + 'a {
+    let mut pending = false;
+    lines.iter().enumerate().filter_map(move |(i, l)| {
+        if l.contains(SNAPSHOT_INSTALLED) {
+            pending = true;
+        } else if l.contains(SEQUENCE_AFTER_SYNC) {
+            pending = false;
+        } else if l.contains("STARTUP_MSG") && std::mem::take(&mut pending) {
+            return Some(i);
+        }
+        None
+    })
+}
+
+/// A sequence number above 0 that `line` prints (a sync's numbers, a task cursor at startup).
+fn prints_a_sequence_number(line: &str) -> bool {
+    let number_after = |marker: &str| {
+        line.split_once(marker).is_some_and(|(_, rest)| {
+            let digits: String = rest
+                .trim_start()
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse::<i64>().is_ok_and(|n| n > 0)
+        })
+    };
+    [
+        SEQUENCE_AFTER_SYNC,
+        "Last known sequence number before sync: ",
+        "Seq number of Recon's OM DB : ",
+        " -> ",
+    ]
+    .iter()
+    .any(|m| number_after(m))
+}
+
+/// Is some snapshot installed with no earlier sequence number in view: since the log's first line or the
+/// last restart after a lost snapshot number, no line printed a number above 0 and Recon was not seen
+/// starting fresh (`Skipping startup task reinitialization`, or a log that begins with Recon's start and a
+/// sync from 0)?
+fn snapshot_without_earlier_sequence(lines: &[&str]) -> bool {
+    let lost: Vec<usize> = lost_snapshot_sequences(lines).collect();
+    let begins_with_a_start = lines.first().is_some_and(|l| l.contains("STARTUP_MSG"));
+    let mut known = false;
+    for (i, l) in lines.iter().enumerate() {
+        if lost.contains(&i) {
+            known = false;
+        }
+        if l.contains(SNAPSHOT_INSTALLED) && !known {
+            return true;
+        }
+        known |= l.contains("Skipping startup task reinitialization")
+            || prints_a_sequence_number(l)
+            || (begins_with_a_start && l.contains("Last known sequence number before sync: 0"));
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BANNER: &str = "2026-08-23 11:00:00,003 [main] INFO ReconServer: STARTUP_MSG: ";
+    const SHUTDOWN: &str = "2026-08-23 11:00:00,003 [main] INFO ReconServer: SHUTDOWN_MSG: ";
+    const INSTALLED: &str = "... Successfully updated Recon OM DB with new snapshot.";
+
+    #[test]
+    fn a_restart_between_an_install_and_its_number_loses_the_number() {
+        let lost = [INSTALLED, "... Queueing async reinitialization", BANNER];
+        assert_eq!(lost_snapshot_sequences(&lost).collect::<Vec<_>>(), [2]);
+        let numbered = [INSTALLED, "... Sequence number after sync: 40", BANNER];
+        assert_eq!(lost_snapshot_sequences(&numbered).count(), 0);
+        // A stop's SHUTDOWN_MSG is no restart: the banner after it is.
+        let stopped = [INSTALLED, SHUTDOWN, BANNER];
+        assert_eq!(lost_snapshot_sequences(&stopped).collect::<Vec<_>>(), [2]);
+    }
+
+    #[test]
+    fn a_snapshot_has_an_earlier_number_in_view_only_after_one_above_zero_or_a_fresh_start() {
+        // A log that begins mid-life with the install: nothing earlier.
+        assert!(snapshot_without_earlier_sequence(&[
+            "... Last known sequence number before sync: 0",
+            INSTALLED,
+        ]));
+        // A number above 0 before it, in a sync's lines or a startup cursor.
+        for earlier in [
+            "... Last known sequence number before sync: 120",
+            "... Sequence number after sync: 120",
+            "... Seq number of Recon's OM DB : 7",
+            "... OmDeltaRequest -> 120",
+        ] {
+            assert!(
+                !snapshot_without_earlier_sequence(&[earlier, INSTALLED]),
+                "{earlier}"
+            );
+        }
+        // A fresh start: the log begins with Recon's start, and its first sync is from 0.
+        assert!(!snapshot_without_earlier_sequence(&[
+            BANNER,
+            "... Last known sequence number before sync: 0",
+            INSTALLED,
+        ]));
+        assert!(!snapshot_without_earlier_sequence(&[
+            "... Skipping startup task reinitialization because the local OM DB store is not initialized yet",
+            INSTALLED,
+        ]));
+        // A restart that lost the previous snapshot's number makes what came before no longer comparable.
+        assert!(snapshot_without_earlier_sequence(&[
+            "... Sequence number after sync: 120",
+            INSTALLED,
+            BANNER,
+            "... Last known sequence number before sync: 0",
+            INSTALLED,
+        ]));
     }
 }

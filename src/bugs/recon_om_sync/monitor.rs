@@ -125,6 +125,8 @@ impl Recon {
         self.snapshot_requested = None;
         self.highest = None;
         self.history_known = false;
+        // The snapshot replaced the DB whose number the last sync printed.
+        self.db_seq = None;
     }
 }
 
@@ -436,6 +438,10 @@ impl Model for ReconOmSync {
             EventKind::StartupTaskSeq => {
                 if let Some(s) = seq(e) {
                     r.history_known = true;
+                    // The delta cursor is the number of Recon's OM DB.
+                    if task(e) == Some("OmDeltaRequest") {
+                        r.db_seq = Some((s, index));
+                    }
                     if r.highest.is_none_or(|(h, _)| s > h) {
                         r.highest = Some((s, index));
                     }

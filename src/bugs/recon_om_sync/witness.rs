@@ -175,7 +175,7 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
     // `... failed.`).
     let mut outcome_seen = true;
     // Where the logs stop telling a behaviour of the spec (as check says inconclusive there): the export ends.
-    let mut stop: Option<String> = None;
+    let mut stop: Option<(usize, String)> = None;
     let mut other_nodes: BTreeSet<String> = BTreeSet::new();
     // Numbers already used for a snapshot whose own `Sequence number after sync` is lost.
     let mut resolved_early: BTreeSet<usize> = BTreeSet::new();
@@ -195,10 +195,10 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
             continue;
         }
         if let (Some(_), Some(snap)) = (life, snapshot_pending) {
-            stop = Some(format!(
+            stop = Some((i, format!(
                 "the export ends at line {}: the full snapshot installed at line {} shows no sequence number before Recon stops or restarts, so its OM lineage is not in view",
                 e.span.line, timeline.events.head(snap).span.line
-            ));
+            )));
             break;
         }
         // A reprocess step while the snapshot's own `Sequence number after sync` is lost: the snapshot comes
@@ -219,10 +219,10 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
             // The abstraction holds every (lineage, number) that `lineages` gave an event.
             let Some((j, l, r)) = resolved.and_then(|(j, l, n)| Some((j, l, *abs.get(&(l, n))?)))
             else {
-                stop = Some(format!(
+                stop = Some((i, format!(
                     "the export ends at line {}: the full snapshot installed at line {} shows no sequence number in these logs",
                     e.span.line, timeline.events.head(snap).span.line
-                ));
+                )));
                 break;
             };
             if l != lineage {
@@ -287,19 +287,19 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
                 phase = Some(Phase::Running);
             }
             EventKind::FullSnapshotInstalled if phase == Some(Phase::Starting) => {
-                stop = Some(format!(
+                stop = Some((i, format!(
                     "the export ends at line {}: a full snapshot fetched by Recon's start() (its local OM DB failed to open) is no step of the spec: it queues no reprocess and leaves the task rows alone",
                     e.span.line
-                ));
+                )));
             }
             EventKind::FullSnapshotInstalled => snapshot_pending = Some(i),
             EventKind::ReinitProcessing | EventKind::AsyncReinitStarted => outcome_seen = false,
             EventKind::ReinitFailed => outcome_seen = true,
             EventKind::AsyncReinitCompleted | EventKind::ReinitEventProcessed if !outcome_seen => {
-                stop = Some(format!(
+                stop = Some((i, format!(
                     "the export ends at line {}: the reprocess ended with neither `Re-initialization of tasks completed successfully.` nor `... failed.` in view, so whether ReinitDone happened is not in view",
                     e.span.line
-                ));
+                )));
             }
             EventKind::SyncCompleted | EventKind::SyncStarted | EventKind::OmDbSeqObserved
                 if lineage_of.contains_key(&i) && !resolved_early.contains(&i) =>
@@ -398,7 +398,10 @@ pub fn witnesses(timeline: &Timeline) -> Witnessed {
         "no step of this spec needs a DEBUG line: every Recon step is INFO; the OM's steps and crashes are inferred".into(),
     );
     out.notes.extend(skipped);
-    out.notes.extend(stop);
+    if let Some((at, note)) = stop {
+        out.ends_at = Some(at);
+        out.notes.push(note);
+    }
     out
 }
 

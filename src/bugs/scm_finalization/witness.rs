@@ -371,6 +371,7 @@ impl Table {
             constants,
             hidden: action_names(HIDDEN),
             notes,
+            ends_at: None,
         }
     }
 }

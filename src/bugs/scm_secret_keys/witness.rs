@@ -285,6 +285,7 @@ impl Table {
             constants,
             hidden: action_names(HIDDEN),
             notes,
+            ends_at: None,
         }
     }
 }
