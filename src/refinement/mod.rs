@@ -26,7 +26,10 @@
 //!    the line that shows a checkpoint's version, say). If it says `inconclusive`, its reason must be
 //!    non-empty (it names what was not in view).
 //!    A first violation at a *hidden* step leaves nothing at that step to point at: only soundness applies
-//!    (a later witnessed step that `check` flags must itself be a violating state); the table counts these
+//!    (a later witnessed step that `check` flags must itself be a violating state), and `check` must not say
+//!    `conforms`, unless the step's lines were rotated away: a renderer may have a node's log begin after a
+//!    step where nothing is pending ([`Render::may_begin_after`], [`Logs::rotate_away`]), as the current file
+//!    after a log4j rollover does, and what lies wholly before it is out of view. The table counts these
 //!    behaviours apart.
 //! 3. **Fixed config.** Under the fixed constants the mirror never violates an invariant (TLC checked it) and
 //!    `check` never reports a violation.
@@ -46,7 +49,8 @@
 //! 6. **The observer reads what happened.** The monitor's witness half (what `export` turns into a TLA+
 //!    behaviour) reads each action off a line that a step of that action printed ([`Render::shows`] names
 //!    the lines that show two actions), a crash off the restart that reveals it; and in a file per node it
-//!    misses no step that printed all its lines ([`Render::observer_reads`]).
+//!    misses no step that printed all its lines ([`Render::observer_reads`]), up to where it says the logs
+//!    stop telling a behaviour of the spec (`Witnessed::ends_at`), which `check` must then give a reason for.
 //!
 //! Everything not named is allowed: `inconclusive` with a reason on a behaviour with a step that printed
 //! nothing, `violated` at a later step after a hidden violation.
@@ -371,20 +375,31 @@ impl Logs {
         }
     }
 
-    /// Rotates away every line printed up to the end of step `k` (the initial starts included): each file
-    /// then begins at its first record of a later step. `false` (and nothing changed) when some file would
-    /// be left with no line at all.
-    pub fn rotate_away(&mut self, k: usize) -> bool {
+    /// Rotates away every line printed up to the end of step `k` (the initial starts included), and the first
+    /// `within` records of step `k + 1` in each file where some of its records remain (a rollover falls
+    /// between any two records; that step then counts as cut short): each file then begins at a later record.
+    /// `false` (and nothing changed) when some file would be left with no line at all.
+    pub fn rotate_away(&mut self, k: usize, within: usize) -> bool {
         let firsts: Vec<Option<usize>> = self
             .files
             .iter()
-            .map(|f| f.records.iter().position(|r| r.0 > k))
+            .map(|f| {
+                let first = f.records.iter().position(|r| r.0 > k)?;
+                let of_next = f.records[first..]
+                    .iter()
+                    .take_while(|r| r.0 == k + 1)
+                    .count();
+                Some(first + within.min(of_next.saturating_sub(1)))
+            })
             .collect();
         if firsts.iter().any(Option::is_none) {
             return false;
         }
         for (fi, (f, first)) in self.files.iter_mut().zip(firsts).enumerate() {
             let first = first.unwrap_or_default();
+            if f.records[..first].iter().any(|r| r.0 == k + 1) {
+                self.cut.insert(k + 1);
+            }
             let (_, byte, line, _) = f.records[first];
             for r in f.records.drain(..first) {
                 self.printed[r.0] -= 1;
@@ -898,7 +913,14 @@ pub fn render<M: Mirror, R: Render<M>>(
         .collect();
     if layout != Layout::OneJvm && !after.is_empty() && rng.below(3) == 0 {
         let k = after[rng.below(after.len() as u64) as usize];
-        logs.rotate_away(k);
+        // In one rotation of three the file begins inside the next step, after one to three of its records
+        // (a step's witnessing line comes after its first three: a snapshot's install, a sync's number).
+        let within = if rng.below(3) == 0 {
+            1 + rng.below(3) as usize
+        } else {
+            0
+        };
+        logs.rotate_away(k, within);
     }
     logs
 }
@@ -1733,11 +1755,11 @@ mod tests {
         let before = logs.clone();
 
         // Step 3 printed nothing into b: b would be left empty, so nothing changes.
-        assert!(!logs.rotate_away(2));
+        assert!(!logs.rotate_away(2, 0));
         assert_eq!(logs.files[a].text, before.files[a].text);
         assert_eq!(logs.begins_after, None);
 
-        assert!(logs.rotate_away(1));
+        assert!(logs.rotate_away(1, 0));
         assert!(logs.files[a].text.starts_with("2026-08-23 "));
         assert!(logs.files[a]
             .text
@@ -1764,6 +1786,38 @@ mod tests {
             .nth(1)
             .unwrap()
             .ends_with("x: three in a"));
+    }
+
+    /// A rollover inside a step: the file begins at a later record of it, keeps at least its last, and the
+    /// step counts as cut short.
+    #[test]
+    fn rotating_away_part_of_a_step_cuts_it_short() {
+        let mut logs = Logs::default();
+        logs.begin_step(0);
+        let a = logs.file("a.log");
+        logs.record(a, "main", "INFO", "x", "start");
+        logs.begin_step(1);
+        for m in ["one", "two", "three"] {
+            logs.record(a, "main", "INFO", "x", m);
+        }
+        let (mut far, mut whole) = (logs.clone(), logs.clone());
+        assert!(logs.rotate_away(0, 1));
+        assert!(logs.files[a]
+            .text
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with("x: two"));
+        assert_eq!(logs.step_of("a.log", 1), Some(1));
+        assert!(logs.printed(1) && !logs.witnessed(1));
+        assert!(!logs.rotated_away(1));
+        assert!(far.rotate_away(0, 9));
+        assert_eq!(far.files[a].text.lines().count(), 1);
+        assert!(far.files[a].text.ends_with("x: three\n"));
+        // Without `within`, the step is whole.
+        assert!(whole.rotate_away(0, 0));
+        assert!(whole.witnessed(1));
+        assert_eq!(whole.files[a].text.lines().count(), 3);
     }
 
     #[test]
