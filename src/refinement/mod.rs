@@ -261,7 +261,7 @@ pub struct Logs {
     cut: std::collections::BTreeSet<usize>,
     /// The logs begin after this step: the lines of the initial starts and of steps `1..=k` were rotated
     /// away, as in a node's current log file after log4j rolled the older ones over.
-    pub begins_after: Option<usize>,
+    begins_after: Option<usize>,
     /// The cluster's time zone: log4j prints local time, `UTC + utc_offset_ms` (instants in messages, such
     /// as a key's `creation at`, stay UTC).
     pub utc_offset_ms: i64,
@@ -380,7 +380,7 @@ impl Logs {
     /// between any two records; that step then counts as cut short): each file then begins at a later record.
     /// `false` (and nothing changed) when some file would be left with no line at all.
     pub fn rotate_away(&mut self, k: usize, within: usize) -> bool {
-        let firsts: Vec<Option<usize>> = self
+        let firsts: Option<Vec<usize>> = self
             .files
             .iter()
             .map(|f| {
@@ -392,11 +392,10 @@ impl Logs {
                 Some(first + within.min(of_next.saturating_sub(1)))
             })
             .collect();
-        if firsts.iter().any(Option::is_none) {
+        let Some(firsts) = firsts else {
             return false;
-        }
+        };
         for (fi, (f, first)) in self.files.iter_mut().zip(firsts).enumerate() {
-            let first = first.unwrap_or_default();
             if f.records[..first].iter().any(|r| r.0 == k + 1) {
                 self.cut.insert(k + 1);
             }
@@ -908,11 +907,11 @@ pub fn render<M: Mirror, R: Render<M>>(
     // One behaviour in three of a model whose logs may begin mid-life is checked on the lines after a
     // random step where that is allowed, as a node's current log file after a rollover. A test's output
     // is written from the JVM's start and never rolled over.
-    let after: Vec<usize> = (0..b.steps.len())
+    let rollover_points: Vec<usize> = (0..b.steps.len())
         .filter(|&k| R::may_begin_after(b.state(k)))
         .collect();
-    if layout != Layout::OneJvm && !after.is_empty() && rng.below(3) == 0 {
-        let k = after[rng.below(after.len() as u64) as usize];
+    if layout != Layout::OneJvm && !rollover_points.is_empty() && rng.below(3) == 0 {
+        let k = rollover_points[rng.below(rollover_points.len() as u64) as usize];
         // In one rotation of three the file begins inside the next step, after one to three of its records
         // (a step's witnessing line comes after its first three: a snapshot's install, a sync's number).
         let within = if rng.below(3) == 0 {

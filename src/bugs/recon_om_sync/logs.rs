@@ -93,17 +93,16 @@ impl Render<ReconOmSync> for Renderer {
     /// `Registered Task:` lines.
     fn reason_holds(reason: &str, logs: &Logs) -> bool {
         let text = logs.text_of(&format!("ozone-hadoop-recon-{HOST}.log"));
+        let lines: Vec<&str> = text.lines().collect();
         if reason.contains("no full snapshot with an earlier sequence number in view") {
             // No snapshot line with a `Sequence number after sync` both before and after it.
-            let lines: Vec<&str> = text.lines().collect();
-            let seq = |l: &&str| l.contains("Sequence number after sync");
+            let seq = |l: &&str| l.contains(SEQUENCE_AFTER_SYNC);
             return !lines.iter().enumerate().any(|(i, l)| {
-                l.contains("Successfully updated Recon OM DB with new snapshot.")
+                l.contains(SNAPSHOT_INSTALLED)
                     && lines[..i].iter().any(seq)
                     && lines[i + 1..].iter().any(seq)
             });
         }
-        let lines: Vec<&str> = text.lines().collect();
         if reason.contains("whose sequence number is not in view") {
             // A snapshot install whose `Sequence number after sync` a restart came before.
             return lost_snapshot_sequences(&lines).next().is_some();
@@ -455,12 +454,11 @@ fn lost_snapshot_sequences<'a>(lines: &'a [&'a str]) -> impl Iterator<Item = usi
 fn prints_a_sequence_number(line: &str) -> bool {
     let number_after = |marker: &str| {
         line.split_once(marker).is_some_and(|(_, rest)| {
-            let digits: String = rest
-                .trim_start()
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .collect();
-            digits.parse::<i64>().is_ok_and(|n| n > 0)
+            let rest = rest.trim_start();
+            let end = rest
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(rest.len());
+            rest[..end].parse::<i64>().is_ok_and(|n| n > 0)
         })
     };
     [
@@ -478,11 +476,11 @@ fn prints_a_sequence_number(line: &str) -> bool {
 /// starting fresh (`Skipping startup task reinitialization`, or a log that begins with Recon's start and a
 /// sync from 0)?
 fn snapshot_without_earlier_sequence(lines: &[&str]) -> bool {
-    let lost: Vec<usize> = lost_snapshot_sequences(lines).collect();
+    let mut lost = lost_snapshot_sequences(lines).peekable();
     let begins_with_a_start = lines.first().is_some_and(|l| l.contains("STARTUP_MSG"));
     let mut known = false;
     for (i, l) in lines.iter().enumerate() {
-        if lost.contains(&i) {
+        if lost.next_if_eq(&i).is_some() {
             known = false;
         }
         if l.contains(SNAPSHOT_INSTALLED) && !known {
