@@ -13,8 +13,9 @@ use crate::tla::trace::{
     ActionLabel, Trace, TraceFormat, TraceState, TraceViolation, ViolationKind,
 };
 use crate::tla::value::TlaValue;
+use indexmap::IndexSet;
 use miette::SourceSpan;
-use rustc_hash::FxHashMap;
+use rustc_hash::FxBuildHasher;
 use std::collections::VecDeque;
 use std::fmt::Write as _;
 
@@ -148,6 +149,58 @@ fn enable<M: Mirror>(
     search(mirror, from, goal, action, hidden, |s| mirror.next(s))
 }
 
+/// The states a breadth-first search has reached, each kept once: a state's number is its place in the set,
+/// and `parent[n]` says how state `n` was reached. The queue holds numbers, not states, so a reached state
+/// is never cloned: the search's cost is the successors the mirror builds, not copies of them (a search that
+/// runs to [`SEARCH_LIMIT`] used to spend most of its time in the allocator).
+struct Reached<N, L> {
+    nodes: IndexSet<N, FxBuildHasher>,
+    /// The number of the node each was reached from, and the label of the step; `None` for the start.
+    parent: Vec<Option<(usize, L)>>,
+}
+
+impl<N: Eq + std::hash::Hash, L> Reached<N, L> {
+    fn from(start: N) -> Self {
+        let mut nodes = IndexSet::with_hasher(FxBuildHasher);
+        nodes.insert(start);
+        Reached {
+            nodes,
+            parent: vec![None],
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    fn contains(&self, node: &N) -> bool {
+        self.nodes.contains(node)
+    }
+
+    fn node(&self, n: usize) -> &N {
+        &self.nodes[n]
+    }
+
+    /// Adds a node not reached before; its number.
+    fn add(&mut self, node: N, from: usize, label: L) -> usize {
+        let (n, new) = self.nodes.insert_full(node);
+        debug_assert!(new, "a node is added once");
+        self.parent.push(Some((from, label)));
+        n
+    }
+
+    /// The steps from the start to node `n`, first to last: each step's label and the node it reaches.
+    fn path_to(&self, mut n: usize) -> Vec<(&L, &N)> {
+        let mut rev = Vec::new();
+        while let Some((prev, label)) = &self.parent[n] {
+            rev.push((label, self.node(n)));
+            n = *prev;
+        }
+        rev.reverse();
+        rev
+    }
+}
+
 /// [`enable`]'s breadth-first search, over the successors `next` gives.
 fn search<M: Mirror>(
     mirror: &M,
@@ -158,53 +211,48 @@ fn search<M: Mirror>(
     next: impl Fn(&M::State) -> Vec<super::Step<M::State, M::Action>>,
 ) -> Result<Vec<(BehaviourStep, M::State)>, usize> {
     let may_infer = |a: M::Action| hidden.is_none_or(|h| h.contains(&a));
-    // Breadth-first over states; parents remember how each was reached.
-    type Parents<S, A> = FxHashMap<S, Option<(S, A, Vec<TlaValue>)>>;
-    let mut parent: Parents<M::State, M::Action> = FxHashMap::default();
-    parent.insert(from.clone(), None);
-    let mut queue = VecDeque::from([from.clone()]);
-    while let Some(state) = queue.pop_front() {
-        for step in next(&state) {
+    let mut reached: Reached<M::State, (M::Action, Vec<TlaValue>)> = Reached::from(from.clone());
+    let mut queue = VecDeque::from([0]);
+    while let Some(n) = queue.pop_front() {
+        let state = reached.node(n);
+        let steps = next(state);
+        let holds = mirror.first_violated(state).is_none();
+        for step in steps {
             if Some(step.action) == goal_action && step.params == goal.params {
-                let mut path = vec![(
+                let mut path: Vec<(BehaviourStep, M::State)> = reached
+                    .path_to(n)
+                    .into_iter()
+                    .map(|((action, params), state)| {
+                        let step = BehaviourStep {
+                            action: action.name(),
+                            params: params.clone(),
+                            event: None,
+                        };
+                        (step, state.clone())
+                    })
+                    .collect();
+                path.push((
                     BehaviourStep {
                         action: step.action.name(),
                         params: step.params,
                         event: Some(goal.event),
                     },
                     step.next,
-                )];
-                let mut at = state;
-                while let Some(Some((prev, action, params))) = parent.get(&at).cloned() {
-                    path.push((
-                        BehaviourStep {
-                            action: action.name(),
-                            params,
-                            event: None,
-                        },
-                        at,
-                    ));
-                    at = prev;
-                }
-                path.reverse();
+                ));
                 return Ok(path);
             }
             if may_infer(step.action)
-                && !introduces_violation(mirror, &state, &step.next)
-                && !parent.contains_key(&step.next)
+                && !introduces_violation(mirror, holds, &step.next)
+                && !reached.contains(&step.next)
             {
-                if parent.len() >= SEARCH_LIMIT {
-                    return Err(parent.len());
+                if reached.len() >= SEARCH_LIMIT {
+                    return Err(reached.len());
                 }
-                parent.insert(
-                    step.next.clone(),
-                    Some((state.clone(), step.action, step.params.clone())),
-                );
-                queue.push_back(step.next);
+                queue.push_back(reached.add(step.next, n, (step.action, step.params)));
             }
         }
     }
-    Err(parent.len())
+    Err(reached.len())
 }
 
 /// The names of these actions, as [`Witnessed::hidden`] holds them.
@@ -217,10 +265,11 @@ fn typed<A: Action>(names: &[&str]) -> Vec<A> {
     names.iter().filter_map(|n| A::from_name(n)).collect()
 }
 
-/// Would this step break an invariant that holds before it? Inferred steps never may: only a step a log
-/// line witnesses can show a violation, so the export never guesses one.
-fn introduces_violation<M: Mirror>(mirror: &M, before: &M::State, after: &M::State) -> bool {
-    mirror.first_violated(after).is_some() && mirror.first_violated(before).is_none()
+/// Would a step from a state that satisfies every invariant (`before_holds`) to `after` break one? Inferred
+/// steps never may: only a step a log line witnesses can show a violation, so the export never guesses one.
+/// (The searches ask the first half once per state they expand, not once per successor.)
+fn introduces_violation<M: Mirror>(mirror: &M, before_holds: bool, after: &M::State) -> bool {
+    before_holds && mirror.first_violated(after).is_some()
 }
 
 /// Builds the behaviour the witnesses describe, from the mirror's first initial state.
@@ -321,55 +370,53 @@ fn joint_path<M: Mirror>(
 ) -> Option<Vec<(BehaviourStep, M::State)>> {
     let ws_actions: Vec<Option<M::Action>> =
         ws.iter().map(|w| M::Action::from_name(w.action)).collect();
-    type Node<S> = (S, usize);
-    let start: Node<M::State> = (from.clone(), 0);
-    type Parents<S> = FxHashMap<Node<S>, Option<(Node<S>, BehaviourStep)>>;
-    let mut parent: Parents<M::State> = FxHashMap::default();
-    parent.insert(start.clone(), None);
-    let mut queue = VecDeque::from([start]);
+    // A node: a state and how many witnesses are matched on the way to it.
+    let mut reached: Reached<(M::State, usize), BehaviourStep> = Reached::from((from.clone(), 0));
+    let mut queue = VecDeque::from([0]);
     let mut end = None;
-    'search: while let Some((state, j)) = queue.pop_front() {
+    'search: while let Some(n) = queue.pop_front() {
+        let (state, j) = reached.node(n);
+        let j = *j;
         if j == ws.len() {
-            end = Some((state, j));
+            end = Some(n);
             break;
         }
         let w = &ws[j];
-        for step in mirror.next(&state) {
-            let mut succ = Vec::with_capacity(2);
+        let steps = mirror.next(state);
+        let holds = mirror.first_violated(state).is_none();
+        let mut succ = Vec::with_capacity(2);
+        for step in steps {
+            succ.clear();
             if Some(step.action) == ws_actions[j] && step.params == w.params {
                 succ.push(((step.next.clone(), j + 1), Some(w.event)));
             }
             if ((j == 0 && free_start) || hidden.contains(&step.action))
-                && !introduces_violation(mirror, &state, &step.next)
+                && !introduces_violation(mirror, holds, &step.next)
             {
-                succ.push(((step.next.clone(), j), None));
+                succ.push(((step.next, j), None));
             }
-            for (node, event) in succ {
-                if parent.contains_key(&node) {
+            for (node, event) in succ.drain(..) {
+                if reached.contains(&node) {
                     continue;
                 }
-                if parent.len() >= SEARCH_LIMIT {
+                if reached.len() >= SEARCH_LIMIT {
                     break 'search;
                 }
-                let from = (state.clone(), j);
                 let label = BehaviourStep {
                     action: step.action.name(),
                     params: step.params.clone(),
                     event,
                 };
-                parent.insert(node.clone(), Some((from, label)));
-                queue.push_back(node);
+                queue.push_back(reached.add(node, n, label));
             }
         }
     }
-    let mut at = end?;
-    let mut rev = Vec::new();
-    while let Some(Some((prev, step))) = parent.get(&at).cloned() {
-        rev.push((step, at.0));
-        at = prev;
-    }
-    rev.reverse();
-    Some(rev)
+    let path = reached
+        .path_to(end?)
+        .into_iter()
+        .map(|(step, (state, _))| (step.clone(), state.clone()))
+        .collect();
+    Some(path)
 }
 
 /// Builds under the bug constants first, then under the patched ones: the logs may come from either
