@@ -143,8 +143,11 @@ fn the_bar_counts_bytes_while_reading_and_events_while_replaying() {
         return;
     };
     let total = text.len() as f64;
+    // No space required after `reading`: where the bar moves on to merging within one frame, the terminal
+    // line is `⠁ readingmerging … 75.85 MiB/75.85 MiB …` (the new text is drawn over the old from the first
+    // column that differs), and the byte count on it is still the reading's.
     let reading =
-        regex::Regex::new(r"reading .* ([\d.]+) (B|KiB|MiB)/([\d.]+) (B|KiB|MiB)").unwrap();
+        regex::Regex::new(r"reading.* ([\d.]+) (B|KiB|MiB)/([\d.]+) (B|KiB|MiB)").unwrap();
     let replaying = regex::Regex::new(r"replaying .* ([\d,]+)/([\d,]+) events").unwrap();
     let number = |s: &str| s.replace(',', "").parse::<u64>().unwrap();
     let mut read = Vec::new();
