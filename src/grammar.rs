@@ -6,6 +6,7 @@
 //! rendering a layout may print (`%c`, `%c{2}`, `%c{1}`), so records no rule wants cost one hash lookup.
 
 use crate::layout::Level;
+use crate::template_match::{self, Found, Template};
 use crate::value::Value;
 use crate::vocab::{Component, EventKind, FieldType};
 use miette::{Diagnostic, NamedSource, SourceSpan};
@@ -54,6 +55,8 @@ pub struct Rule {
     file_text: std::sync::Arc<String>,
     sample_spans: Vec<(usize, usize)>,
     regex: Regex,
+    /// The template walked without the regex ([`crate::template_match`]), when it can be.
+    fast: Option<Template>,
     /// One entry per capture group: the field it fills, or `None` for `{}`.
     captures: Vec<(&'static str, FieldType)>,
     literal_prefix: Vec<u8>,
@@ -82,15 +85,36 @@ impl Rule {
     /// Like [`Rule::match_message`], but tells a record that has the template's shape and a field that fails
     /// validation (`Err(reason)`) from a record of another statement (`Ok(None)`).
     pub fn try_match(&self, text: &[u8]) -> Result<Option<Vec<(&'static str, Value)>>, String> {
+        if let Some(template) = &self.fast {
+            let mut slots = [(0, 0); template_match::MAX_CAPTURES];
+            match template.find(text, &mut slots) {
+                Found::Match => return self.fields(|i| Some(&text[slots[i].0..slots[i].1])),
+                Found::NoMatch => return Ok(None),
+                Found::GaveUp => {}
+            }
+        }
+        self.try_match_regex(text)
+    }
+
+    /// [`Rule::try_match`] by the template's regex: what the fast walk must agree with.
+    fn try_match_regex(&self, text: &[u8]) -> Result<Option<Vec<(&'static str, Value)>>, String> {
         let Some(caps) = self.regex.captures(text) else {
             return Ok(None);
         };
+        self.fields(|i| caps.get(i + 1).map(|m| m.as_bytes()))
+    }
+
+    /// The typed fields of a match, from capture `i`'s bytes (`None`: the capture took no part).
+    fn fields<'t>(
+        &self,
+        capture: impl Fn(usize) -> Option<&'t [u8]>,
+    ) -> Result<Option<Vec<(&'static str, Value)>>, String> {
         let mut fields = Vec::with_capacity(self.captures.len());
         for (i, (name, ty)) in self.captures.iter().enumerate() {
-            let Some(m) = caps.get(i + 1) else {
+            let Some(m) = capture(i) else {
                 return Ok(None);
             };
-            let s = String::from_utf8_lossy(m.as_bytes());
+            let s = String::from_utf8_lossy(m);
             let v = Value::parse(*ty, &s).map_err(|why| format!("field {name}: {why}"))?;
             fields.push((*name, v));
         }
@@ -711,6 +735,7 @@ fn compile(
         file_text: std::sync::Arc::new(cx.text.to_string()),
         sample_spans: raw.samples.iter().map(|s| (s.1, s.2)).collect(),
         regex: compiled.regex,
+        fast: compiled.fast,
         captures: compiled.captures,
         literal_prefix: compiled.literal_prefix,
         required: compiled
@@ -753,6 +778,7 @@ fn compile(
 
 struct CompiledTemplate {
     regex: Regex,
+    fast: Option<Template>,
     captures: Vec<(&'static str, FieldType)>,
     literal_prefix: Vec<u8>,
     /// See [`Rule::required`].
@@ -775,7 +801,27 @@ fn required_piece(pieces: &[String], prefix_len: usize) -> Option<String> {
         .map(str::to_string)
 }
 
-fn type_pattern(ty: FieldType) -> &'static str {
+/// Appends a template's literal text to its regex: escaped, a space run matching any run of spaces.
+pub(crate) fn literal_regex(lit: &str, re: &mut String) {
+    let mut chars = lit.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == ' ' {
+            while chars.peek() == Some(&' ') {
+                chars.next();
+            }
+            // Padding differs between versions; a trailing space before a line end may be trimmed.
+            re.push_str(if matches!(chars.peek(), None | Some('\n')) {
+                " *"
+            } else {
+                " +"
+            });
+        } else {
+            re.push_str(&regex::escape(c.encode_utf8(&mut [0; 4])));
+        }
+    }
+}
+
+pub(crate) fn type_pattern(ty: FieldType) -> &'static str {
     match ty {
         // Numbers take any run of letters and digits, so that a damaged digit is a rejected record (counted,
         // with its reason) rather than a silently unmatched one; validation then demands digits.
@@ -861,23 +907,10 @@ fn compile_template(
     let b = t.as_bytes();
     let mut i = 0;
     let mut lit = String::new();
-    let flush_lit = |lit: &mut String, re: &mut String| {
-        let mut chars = lit.chars().peekable();
-        while let Some(c) = chars.next() {
-            if c == ' ' {
-                while chars.peek() == Some(&' ') {
-                    chars.next();
-                }
-                // Padding differs between versions; a trailing space before a line end may be trimmed.
-                re.push_str(if matches!(chars.peek(), None | Some('\n')) {
-                    " *"
-                } else {
-                    " +"
-                });
-            } else {
-                re.push_str(&regex::escape(c.encode_utf8(&mut [0; 4])));
-            }
-        }
+    let mut fast = Template::default();
+    let flush_lit = |lit: &mut String, re: &mut String, fast: &mut Template| {
+        literal_regex(lit, re);
+        fast.push_literal(lit);
         lit.clear();
     };
     while i < b.len() {
@@ -885,7 +918,7 @@ fn compile_template(
             if let Some(close) = t[i..].find('}') {
                 let inner = &t[i + 1..i + close];
                 if is_placeholder(inner) {
-                    flush_lit(&mut lit, &mut re);
+                    flush_lit(&mut lit, &mut re, &mut fast);
                     in_prefix = false;
                     if in_first_line {
                         first_line_runs.push(String::new());
@@ -893,6 +926,7 @@ fn compile_template(
                     let span = (off(i), close + 1);
                     if inner.is_empty() || inner == "_" {
                         re.push_str("(?:.*?)");
+                        fast.push_skip();
                     } else {
                         let (fname, tname) = inner.split_once(':').unwrap_or((inner, ""));
                         let spec = event.field(fname).ok_or_else(|| {
@@ -958,6 +992,7 @@ fn compile_template(
                         re.push('(');
                         re.push_str(type_pattern(ty));
                         re.push(')');
+                        fast.push_field(ty);
                         captures.push((spec.name, ty));
                     }
                     i += close + 1;
@@ -980,7 +1015,7 @@ fn compile_template(
         lit.push(c);
         i += c.len_utf8();
     }
-    flush_lit(&mut lit, &mut re);
+    flush_lit(&mut lit, &mut re, &mut fast);
     re.push_str(r"[ \t]*(?:\n|\z)");
     for spec in event.fields() {
         if !spec.optional && !seen.contains(&spec.name) {
@@ -1010,6 +1045,7 @@ fn compile_template(
     let required = required_piece(&first_line_runs, literal_prefix.len());
     Ok(CompiledTemplate {
         regex,
+        fast: fast.usable().then_some(fast),
         captures,
         literal_prefix,
         required,
@@ -1063,6 +1099,53 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn every_embedded_template_is_walked_without_its_regex() {
+        let g = Grammar::embedded().unwrap_or_else(|e| panic!("{:?}", miette::Report::new(*e)));
+        let slow: Vec<_> = g
+            .rules
+            .iter()
+            .filter(|r| r.fast.is_none())
+            .map(|r| &r.id)
+            .collect();
+        assert!(slow.is_empty(), "{slow:?}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// Every embedded rule's walk agrees with its regex on its samples with a few bytes changed, and so
+        /// does `try_match` (the fields and rejections the events are made of).
+        #[test]
+        fn the_walk_agrees_with_the_regex_on_every_rule(
+            rule in proptest::prelude::any::<proptest::sample::Index>(),
+            sample in proptest::prelude::any::<proptest::sample::Index>(),
+            edits in proptest::collection::vec(
+                (
+                    proptest::prelude::any::<proptest::sample::Index>(),
+                    0..3u8,
+                    proptest::sample::select(b" \t\n-@#:(),<>{}[]~_.aZ09\xff".to_vec()),
+                ),
+                0..4,
+            ),
+            tail in proptest::sample::select(vec!["", " ", "\n\tat x", "x"]),
+        ) {
+            let g = embedded();
+            let rule = rule.get(&g.rules);
+            let mut text = sample.get(&rule.samples).as_bytes().to_vec();
+            text.extend_from_slice(tail.as_bytes());
+            template_match::tests::edit(&mut text, &edits);
+            let fast = rule.fast.as_ref().expect("walked");
+            let mut walked = 0;
+            template_match::tests::agree(fast, &rule.regex, &text, &mut walked)?;
+            proptest::prop_assert_eq!(rule.try_match(&text), rule.try_match_regex(&text));
+        }
+    }
+
+    fn embedded() -> &'static Grammar {
+        static G: std::sync::OnceLock<Grammar> = std::sync::OnceLock::new();
+        G.get_or_init(|| Grammar::embedded().expect("loads"))
     }
 
     #[test]

@@ -46,6 +46,7 @@ pub mod progress;
 pub mod refinement;
 pub mod render;
 pub mod scan;
+mod template_match;
 pub mod time;
 pub mod timeline;
 pub mod timings;
