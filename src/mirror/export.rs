@@ -16,7 +16,6 @@ use crate::tla::value::TlaValue;
 use indexmap::IndexSet;
 use miette::SourceSpan;
 use rustc_hash::FxBuildHasher;
-use std::collections::VecDeque;
 use std::fmt::Write as _;
 
 /// A spec action the logs show: the timeline event that witnesses it, the action and its parameters.
@@ -150,9 +149,10 @@ fn enable<M: Mirror>(
 }
 
 /// The states a breadth-first search has reached, each kept once: a state's number is its place in the set,
-/// and `parent[n]` says how state `n` was reached. The queue holds numbers, not states, so a reached state
-/// is never cloned: the search's cost is the successors the mirror builds, not copies of them (a search that
-/// runs to [`SEARCH_LIMIT`] used to spend most of its time in the allocator).
+/// and `parent[n]` says how state `n` was reached. A breadth-first search expands states in the order they
+/// were reached, so its queue is a number into the set, and a reached state is never cloned: the search's cost
+/// is the successors the mirror builds, not copies of them (a search that runs to [`SEARCH_LIMIT`] used to
+/// spend most of its time in the allocator).
 struct Reached<N, L> {
     nodes: IndexSet<N, FxBuildHasher>,
     /// The number of the node each was reached from, and the label of the step; `None` for the start.
@@ -181,12 +181,11 @@ impl<N: Eq + std::hash::Hash, L> Reached<N, L> {
         &self.nodes[n]
     }
 
-    /// Adds a node not reached before; its number.
-    fn add(&mut self, node: N, from: usize, label: L) -> usize {
-        let (n, new) = self.nodes.insert_full(node);
+    /// Adds a node not reached before: it gets the next number.
+    fn add(&mut self, node: N, from: usize, label: L) {
+        let new = self.nodes.insert(node);
         debug_assert!(new, "a node is added once");
         self.parent.push(Some((from, label)));
-        n
     }
 
     /// The steps from the start to node `n`, first to last: each step's label and the node it reaches.
@@ -212,8 +211,10 @@ fn search<M: Mirror>(
 ) -> Result<Vec<(BehaviourStep, M::State)>, usize> {
     let may_infer = |a: M::Action| hidden.is_none_or(|h| h.contains(&a));
     let mut reached: Reached<M::State, (M::Action, Vec<TlaValue>)> = Reached::from(from.clone());
-    let mut queue = VecDeque::from([0]);
-    while let Some(n) = queue.pop_front() {
+    // Breadth-first: states are expanded in the order they were reached (the queue is the numbers from `n`
+    // to the end of the set).
+    let mut n = 0;
+    while n < reached.len() {
         let state = reached.node(n);
         let steps = next(state);
         let holds = mirror.first_violated(state).is_none();
@@ -248,9 +249,10 @@ fn search<M: Mirror>(
                 if reached.len() >= SEARCH_LIMIT {
                     return Err(reached.len());
                 }
-                queue.push_back(reached.add(step.next, n, (step.action, step.params)));
+                reached.add(step.next, n, (step.action, step.params));
             }
         }
+        n += 1;
     }
     Err(reached.len())
 }
@@ -372,9 +374,10 @@ fn joint_path<M: Mirror>(
         ws.iter().map(|w| M::Action::from_name(w.action)).collect();
     // A node: a state and how many witnesses are matched on the way to it.
     let mut reached: Reached<(M::State, usize), BehaviourStep> = Reached::from((from.clone(), 0));
-    let mut queue = VecDeque::from([0]);
     let mut end = None;
-    'search: while let Some(n) = queue.pop_front() {
+    // Breadth-first, as in `search`: nodes are expanded in the order they were reached.
+    let mut n = 0;
+    'search: while n < reached.len() {
         let (state, j) = reached.node(n);
         let j = *j;
         if j == ws.len() {
@@ -407,9 +410,10 @@ fn joint_path<M: Mirror>(
                     params: step.params.clone(),
                     event,
                 };
-                queue.push_back(reached.add(node, n, label));
+                reached.add(node, n, label);
             }
         }
+        n += 1;
     }
     let path = reached
         .path_to(end?)
