@@ -202,22 +202,11 @@ pub fn from_inputs(
     let order::Merged {
         mut all,
         order,
-        graph,
+        happens_before,
         skew_warnings,
         data,
         run_nodes,
     } = order::merge(per_input, &test_output, rules, &mut clock);
-    // Re-index the graph into the merged order (the events are read through `order`, below).
-    let mut position = vec![0u32; all.len()];
-    for (pos, &i) in order.iter().enumerate() {
-        position[i as usize] = pos as u32;
-    }
-    let happens_before = graph.renumbered(&position);
-    let skew_warnings: Vec<(usize, usize)> = skew_warnings
-        .into_iter()
-        .map(|(a, b)| (position[a] as usize, position[b] as usize))
-        .collect();
-    drop(position);
     // The heads stay where they were gathered and are read through `order`: moving 80-byte heads into
     // the merged order in place follows the permutation's cycles, a chain of cache misses that grows
     // faster than the log, and a second, ordered copy would double the merge's peak memory. Read in
@@ -396,7 +385,19 @@ impl Timeline {
             }
         }
         let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-        self.happens_before.reaches(lo, hi)
+        self.happens_before
+            .reaches(lo, hi, |i| self.chain(self.events.head(i)))
+    }
+
+    /// The chain of the happens-before graph an event is on: its input's events of its node, or every event
+    /// of a test-output input (one clock).
+    fn chain(&self, h: &Head) -> u64 {
+        let node = if self.is_test_output(h.span.input) {
+            u32::MAX - 1
+        } else {
+            h.node
+        };
+        (u64::from(h.span.input) << 32) | u64::from(node)
     }
 
     pub fn service_of(&self, node: &str) -> Option<Component> {

@@ -1,12 +1,20 @@
 //! The merge: every input's events in one order. Each input is in order, so is each node; across nodes
-//! clocks decide, within the skew tolerance, and the happens-before graph wins over clocks: each node's order
-//! within an input (a test-output input's whole order), a node's rotated files after each other, and the
-//! causal facts the logs carry ([`super::causal`]). Kahn's algorithm takes, among the events whose
-//! predecessors are done, the earliest clock first.
+//! clocks decide, within the skew tolerance, and the happens-before graph wins over clocks. Kahn's
+//! algorithm takes, among the events whose predecessors are done, the earliest clock first.
+//!
+//! The graph is chains and a few edges. A chain is one input's events of one node (of a test-output input,
+//! all its events: one clock), in input order: its edges are implicit, each event's successor the next
+//! event of its chain ([`Chains`]). The other edges are few, and kept as a list: a node's rotated files
+//! after each other (its last event in one input before its first in the next) and the causal facts the
+//! logs carry ([`super::causal`]). An event is ready when its chain predecessor is out and its listed
+//! in-edges are done, so the ready set holds at most one event per chain: the merge is a k-way merge of the
+//! chains, and holds no edge, in-degree or adjacency list per event (it used to, three times over, which
+//! was the merge's peak memory).
 
 use super::causal::add_causal_edges;
 use crate::event_store::{Head, InputData, InputEvents, NO_NODE};
 use crate::happens_before::HappensBefore;
+use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
@@ -14,20 +22,86 @@ use std::sync::Arc;
 /// Clock, input, byte offset: how ready events are ordered.
 type OrderKey = (i64, u32, u64);
 
+/// No event: the end of a chain.
+const NONE: u32 = u32::MAX;
+
 /// What the merge gives the timeline: the gathered heads and the order to read them in.
 pub(super) struct Merged {
     /// Every head, each input's a contiguous range in input order; `node` is the run's node number.
     pub all: Vec<Head>,
     /// Indexes into `all`, in merged order.
     pub order: Vec<u32>,
-    /// The happens-before graph over indexes into `all`.
-    pub graph: HappensBefore,
-    /// Edges of the graph that run backwards in time by more than the skew tolerance (indexes into `all`).
+    /// The happens-before graph, over places in the merged order.
+    pub happens_before: HappensBefore,
+    /// Edges of the graph that run backwards in time by more than the skew tolerance (places in the merged
+    /// order).
     pub skew_warnings: Vec<(usize, usize)>,
     /// Each input's fields and excerpts.
     pub data: Vec<Arc<InputData>>,
     /// The run's node names, by run node number.
     pub run_nodes: Vec<Arc<str>>,
+}
+
+/// The chains of the happens-before graph: each event's successor in its chain, and which events start one.
+struct Chains {
+    /// `next[i]`: the event after `i` in its chain ([`NONE`] at a chain's end).
+    next: Vec<u32>,
+    /// Bit `i`: event `i`'s chain predecessor is out (set from the start for the first event of a chain).
+    pred_done: Vec<u64>,
+}
+
+impl Chains {
+    fn pred_done(&self, i: u32) -> bool {
+        self.pred_done[i as usize / 64] & (1 << (i % 64)) != 0
+    }
+
+    fn set_pred_done(&mut self, i: u32) {
+        self.pred_done[i as usize / 64] |= 1 << (i % 64);
+    }
+}
+
+/// The chains of the gathered heads (`ranges`: each input's), and the edges between a node's rotated
+/// files: its last event in the latest input before, to its first in this one.
+fn chains(
+    all: &[Head],
+    ranges: &[std::ops::Range<usize>],
+    test_output: &[bool],
+    edges: &mut Vec<(u32, u32)>,
+) -> Chains {
+    let mut chains = Chains {
+        next: vec![NONE; all.len()],
+        pred_done: vec![0; all.len().div_ceil(64)],
+    };
+    let mut last_of_node: FxHashMap<u32, u32> = FxHashMap::default();
+    for (input, range) in ranges.iter().enumerate() {
+        let one_chain = test_output.get(input).copied().unwrap_or(false);
+        // Each node's latest event in this input (node-less events are a chain of their own).
+        let mut prev_of_node: FxHashMap<u32, u32> = FxHashMap::default();
+        let mut prev: Option<u32> = None;
+        for ix in range.clone() {
+            let node = all[ix].node;
+            let ix = ix as u32;
+            let seen_here = prev_of_node.insert(node, ix);
+            let before = if one_chain { prev } else { seen_here };
+            match before {
+                Some(p) => chains.next[p as usize] = ix,
+                None => chains.set_pred_done(ix),
+            }
+            // A node's first event in this input follows its last one in the inputs before (its older rotation).
+            if node != NO_NODE && seen_here.is_none() {
+                if let Some(&p) = last_of_node.get(&node) {
+                    edges.push((p, ix));
+                }
+            }
+            prev = Some(ix);
+        }
+        for (node, ix) in prev_of_node {
+            if node != NO_NODE {
+                last_of_node.insert(node, ix);
+            }
+        }
+    }
+    chains
 }
 
 /// Merges per-input events whose nodes are named ([`super::identity::name_nodes`]). `test_output`: which
@@ -38,7 +112,6 @@ pub(super) fn merge(
     rules: super::MergeRules,
     clock: &mut std::time::Instant,
 ) -> Merged {
-    let max_skew_ms = rules.max_skew_ms;
     // From here on a head's node is the run's node number, not its input's.
     let mut run_nodes: Vec<Arc<str>> = Vec::new();
     let mut run_node_ids: HashMap<Arc<str>, u32> = HashMap::new();
@@ -84,89 +157,131 @@ pub(super) fn merge(
     }
     let data: Vec<Arc<InputData>> = per_input.into_iter().map(|e| Arc::new(e.data)).collect();
 
-    // The happens-before graph: each node's order within an input (a test-output input's whole order), the
-    // rotated files of one node after each other, then causal facts.
-    let mut edges: Vec<(u32, u32)> = Vec::with_capacity(total + total / 8);
-    let mut last_of_node: HashMap<u32, u32> = HashMap::new();
-    for (input, range) in ranges.iter().enumerate() {
-        let one_chain = test_output.get(input).copied().unwrap_or(false);
-        let mut prev_of_node: HashMap<u32, u32> = HashMap::new();
-        let mut prev: Option<u32> = None;
-        for ix in range.clone() {
-            let node = all[ix].node;
-            let ix = ix as u32;
-            let before = if one_chain {
-                prev
-            } else {
-                prev_of_node.get(&node).copied()
-            };
-            if let Some(p) = before {
-                edges.push((p, ix));
-            }
-            // A node's first event in this input follows its last one in the inputs before (its older rotation).
-            if node != NO_NODE && !prev_of_node.contains_key(&node) {
-                if let Some(&p) = last_of_node.get(&node) {
-                    edges.push((p, ix));
-                }
-            }
-            prev_of_node.insert(node, ix);
-            prev = Some(ix);
-        }
-        for (node, ix) in prev_of_node {
-            if node != NO_NODE {
-                last_of_node.insert(node, ix);
-            }
-        }
-    }
-    crate::timings::phase("merge: gathering heads and node edges", clock);
+    let mut edges: Vec<(u32, u32)> = Vec::new();
+    let mut chains = chains(&all, &ranges, test_output, &mut edges);
+    crate::timings::phase("merge: gathering heads and chains", clock);
     add_causal_edges(&all, &data, rules.causal, &mut edges);
     crate::timings::phase("merge: causal edges", clock);
+    // An edge the chains already hold (a causal fact within one test-output input) is not listed twice.
+    edges.retain(|&(from, to)| chains.next[from as usize] != to);
     edges.sort_unstable();
     edges.dedup();
-    let graph = HappensBefore::new(all.len(), &edges);
-    drop(edges);
+    let (order, places, skew_warnings, kept_every_edge) =
+        kahn(&all, &mut chains, &edges, rules.max_skew_ms);
+    crate::timings::phase("merge: ordering", clock);
 
-    // Kahn's algorithm, earliest clock first among the ready events.
-    let mut indegree: Vec<u32> = vec![0; all.len()];
-    for i in 0..all.len() {
-        for &j in graph.successors(i) {
-            indegree[j as usize] += 1;
+    let place = |i: u32| places[&i];
+    let mut by_place: Vec<(u32, u32)> = edges.iter().map(|&(f, t)| (place(f), place(t))).collect();
+    let skew_warnings = skew_warnings
+        .into_iter()
+        .map(|(a, b)| (a as usize, place(b) as usize))
+        .collect();
+    let happens_before = if kept_every_edge {
+        by_place.sort_unstable();
+        HappensBefore::chains(by_place)
+    } else {
+        // The logs contradict themselves and the order broke an edge: the whole graph, over places.
+        let mut position = vec![0u32; all.len()];
+        for (p, &i) in order.iter().enumerate() {
+            position[i as usize] = p as u32;
         }
+        by_place.extend(
+            (0..all.len())
+                .filter(|&i| chains.next[i] != NONE)
+                .map(|i| (position[i], position[chains.next[i] as usize])),
+        );
+        by_place.sort_unstable();
+        HappensBefore::whole(all.len(), &by_place)
+    };
+    Merged {
+        all,
+        order,
+        happens_before,
+        skew_warnings,
+        data,
+        run_nodes,
     }
-    let key = |i: usize| {
-        let h = &all[i];
+}
+
+/// Kahn's algorithm, earliest clock first among the ready events, over `chains` and the listed `edges`
+/// (sorted, none a chain's). Gives the order (indexes into `all`), the place in it of every event an edge
+/// or a skew warning names, and the skew warnings (the earlier event's place, the later event's index):
+/// edges that run backwards in time by more than `max_skew_ms` between two nodes or inputs; and whether the
+/// order keeps every edge (false when the logs contradict themselves and the rest went by clocks).
+#[allow(clippy::type_complexity)]
+fn kahn(
+    all: &[Head],
+    chains: &mut Chains,
+    edges: &[(u32, u32)],
+    max_skew_ms: i64,
+) -> (Vec<u32>, FxHashMap<u32, u32>, Vec<(u32, u32)>, bool) {
+    let key = |i: u32| {
+        let h = &all[i as usize];
         (
             h.time().map_or(i64::MIN, |t| t.millis),
             h.span.input,
             h.span.byte_offset,
         )
     };
-    let mut ready: BinaryHeap<Reverse<(OrderKey, u32)>> = (0..all.len())
-        .filter(|&i| indegree[i] == 0)
-        .map(|i| Reverse((key(i), i as u32)))
+    // The listed in-edges not yet done, of each event that has some.
+    let mut waiting: FxHashMap<u32, u32> = FxHashMap::default();
+    // The place of each event an edge names, once it is out.
+    let mut places: FxHashMap<u32, u32> = FxHashMap::default();
+    for &(from, to) in edges {
+        *waiting.entry(to).or_insert(0) += 1;
+        places.insert(from, NONE);
+        places.insert(to, NONE);
+    }
+    let ready_now = |chains: &Chains, waiting: &FxHashMap<u32, u32>, j: u32| {
+        chains.pred_done(j) && !waiting.contains_key(&j)
+    };
+    let mut ready: BinaryHeap<Reverse<(OrderKey, u32)>> = (0..all.len() as u32)
+        .filter(|&i| ready_now(chains, &waiting, i))
+        .map(|i| Reverse((key(i), i)))
         .collect();
     let mut order: Vec<u32> = Vec::with_capacity(all.len());
     let mut skew_warnings = Vec::new();
+    let mut successors: Vec<u32> = Vec::new();
     while let Some(Reverse((_, i))) = ready.pop() {
-        let i = i as usize;
-        order.push(i as u32);
-        for &j in graph.successors(i) {
-            let j = j as usize;
-            if let (Some(a), Some(b)) = (all[i].time(), all[j].time()) {
-                let apart = all[i].span.input != all[j].span.input || all[i].node != all[j].node;
-                if a.millis - b.millis > max_skew_ms && apart {
-                    skew_warnings.push((i, j));
+        let at = order.len() as u32;
+        order.push(i);
+        if let Some(p) = places.get_mut(&i) {
+            *p = at;
+        }
+        // The successors in increasing order, as the warnings have always been listed.
+        let listed =
+            &edges[edges.partition_point(|e| e.0 < i)..edges.partition_point(|e| e.0 <= i)];
+        successors.clear();
+        successors.extend(listed.iter().map(|e| e.1));
+        let next = chains.next[i as usize];
+        if next != NONE {
+            let k = successors.partition_point(|&j| j < next);
+            successors.insert(k, next);
+        }
+        for &j in &successors {
+            let (a, b) = (&all[i as usize], &all[j as usize]);
+            if let (Some(ta), Some(tb)) = (a.time(), b.time()) {
+                let apart = a.span.input != b.span.input || a.node != b.node;
+                if ta.millis - tb.millis > max_skew_ms && apart {
+                    skew_warnings.push((at, j));
+                    places.entry(j).or_insert(NONE);
                 }
             }
-            indegree[j] -= 1;
-            if indegree[j] == 0 {
-                ready.push(Reverse((key(j), j as u32)));
+            if j == next {
+                chains.set_pred_done(j);
+            } else if let Some(w) = waiting.get_mut(&j) {
+                *w -= 1;
+                if *w == 0 {
+                    waiting.remove(&j);
+                }
+            }
+            if ready_now(chains, &waiting, j) {
+                ready.push(Reverse((key(j), j)));
             }
         }
     }
-    drop(indegree);
-    crate::timings::phase("merge: ordering", clock);
-    if order.len() < all.len() {
+    let kept_every_edge = order.len() == all.len();
+    if !kept_every_edge {
         // The logs contradict themselves (a key used before it was made): fall back to clocks for the rest.
         let mut done = vec![false; all.len()];
         for &i in &order {
@@ -175,15 +290,241 @@ pub(super) fn merge(
         let mut rest: Vec<u32> = (0..all.len() as u32)
             .filter(|&i| !done[i as usize])
             .collect();
-        rest.sort_by_key(|&i| key(i as usize));
-        order.extend(rest);
+        rest.sort_by_key(|&i| key(i));
+        for i in rest {
+            if let Some(p) = places.get_mut(&i) {
+                *p = order.len() as u32;
+            }
+            order.push(i);
+        }
     }
-    Merged {
-        all,
-        order,
-        graph,
-        skew_warnings,
-        data,
-        run_nodes,
+    (order, places, skew_warnings, kept_every_edge)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::causal::{CausalRule, Fact};
+    use super::super::MergeRules;
+    use super::*;
+    use crate::event::Span;
+    use crate::happens_before::Adjacency;
+    use crate::monitor::testkit::{ev, text};
+    use crate::value::Value;
+    use crate::vocab::EventKind;
+    use proptest::prelude::*;
+
+    /// Facts from the test events' own fields: `makes` and `uses` a token.
+    fn test_facts(_: EventKind, fields: &[(&'static str, Value)], out: &mut Vec<Fact>) {
+        for (name, value) in fields {
+            if let Value::Str(token) = value {
+                match *name {
+                    "makes" => out.push(Fact::Makes(token.clone())),
+                    "uses" => out.push(Fact::Uses(token.clone())),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    static TOKENS: CausalRule = CausalRule {
+        name: "test-tokens",
+        carries: |_| true,
+        facts: test_facts,
+    };
+
+    /// The merge as it was before chains: every edge listed, Kahn's algorithm over in-degrees, then the
+    /// whole graph renumbered into the merged order. The oracle the chains must agree with exactly.
+    fn merge_by_whole_graph(
+        all: &[Head],
+        ranges: &[std::ops::Range<usize>],
+        data: &[Arc<InputData>],
+        test_output: &[bool],
+        max_skew_ms: i64,
+    ) -> (Vec<u32>, Vec<(usize, usize)>, Adjacency) {
+        let mut edges: Vec<(u32, u32)> = Vec::new();
+        let mut last_of_node: HashMap<u32, u32> = HashMap::new();
+        for (input, range) in ranges.iter().enumerate() {
+            let one_chain = test_output[input];
+            let mut prev_of_node: HashMap<u32, u32> = HashMap::new();
+            let mut prev: Option<u32> = None;
+            for ix in range.clone() {
+                let node = all[ix].node;
+                let ix = ix as u32;
+                let before = if one_chain {
+                    prev
+                } else {
+                    prev_of_node.get(&node).copied()
+                };
+                if let Some(p) = before {
+                    edges.push((p, ix));
+                }
+                if node != NO_NODE && !prev_of_node.contains_key(&node) {
+                    if let Some(&p) = last_of_node.get(&node) {
+                        edges.push((p, ix));
+                    }
+                }
+                prev_of_node.insert(node, ix);
+                prev = Some(ix);
+            }
+            for (node, ix) in prev_of_node {
+                if node != NO_NODE {
+                    last_of_node.insert(node, ix);
+                }
+            }
+        }
+        add_causal_edges(all, data, &[&TOKENS], &mut edges);
+        edges.sort_unstable();
+        edges.dedup();
+        let graph = Adjacency::new(all.len(), &edges);
+        let mut indegree: Vec<u32> = vec![0; all.len()];
+        for &(_, to) in &edges {
+            indegree[to as usize] += 1;
+        }
+        let key = |i: usize| {
+            let h = &all[i];
+            (
+                h.time().map_or(i64::MIN, |t| t.millis),
+                h.span.input,
+                h.span.byte_offset,
+            )
+        };
+        let mut ready: BinaryHeap<Reverse<(OrderKey, u32)>> = (0..all.len())
+            .filter(|&i| indegree[i] == 0)
+            .map(|i| Reverse((key(i), i as u32)))
+            .collect();
+        let mut order: Vec<u32> = Vec::new();
+        let mut warnings = Vec::new();
+        while let Some(Reverse((_, i))) = ready.pop() {
+            let i = i as usize;
+            order.push(i as u32);
+            for &j in graph.successors(i) {
+                let j = j as usize;
+                if let (Some(a), Some(b)) = (all[i].time(), all[j].time()) {
+                    let apart =
+                        all[i].span.input != all[j].span.input || all[i].node != all[j].node;
+                    if a.millis - b.millis > max_skew_ms && apart {
+                        warnings.push((i, j));
+                    }
+                }
+                indegree[j] -= 1;
+                if indegree[j] == 0 {
+                    ready.push(Reverse((key(j), j as u32)));
+                }
+            }
+        }
+        if order.len() < all.len() {
+            let mut rest: Vec<u32> = (0..all.len() as u32)
+                .filter(|i| !order.contains(i))
+                .collect();
+            rest.sort_by_key(|&i| key(i as usize));
+            order.extend(rest);
+        }
+        let mut position = vec![0u32; all.len()];
+        for (p, &i) in order.iter().enumerate() {
+            position[i as usize] = p as u32;
+        }
+        let warnings = warnings
+            .into_iter()
+            .map(|(a, b)| (position[a] as usize, position[b] as usize))
+            .collect();
+        let renumbered: Vec<(u32, u32)> = edges
+            .iter()
+            .map(|&(f, t)| (position[f as usize], position[t as usize]))
+            .collect();
+        (order, warnings, Adjacency::new(all.len(), &renumbered))
+    }
+
+    /// One generated event: node (0 = none), clock, and the token it makes or uses.
+    type Gen = (u8, i64, Option<(bool, u8)>);
+
+    fn inputs_of(spec: &[(bool, Vec<Gen>)]) -> Vec<InputEvents> {
+        spec.iter()
+            .enumerate()
+            .map(|(input, (_, events))| {
+                let mut store = InputEvents::new();
+                for (line, &(node, ms, token)) in events.iter().enumerate() {
+                    let name = if node == 0 {
+                        String::new()
+                    } else {
+                        format!("n{node}")
+                    };
+                    let fields = token
+                        .map(|(makes, t)| {
+                            let name = if makes { "makes" } else { "uses" };
+                            vec![(name, text(&format!("t{t}")))]
+                        })
+                        .unwrap_or_default();
+                    let mut e = ev(EventKind::SecretKeysUpdated, &name, ms, fields);
+                    e.span = Span {
+                        input: input as u32,
+                        line: line as u64 + 1,
+                        byte_offset: line as u64 * 10,
+                        byte_len: 10,
+                    };
+                    store.push(e);
+                }
+                store
+            })
+            .collect()
+    }
+
+    fn an_input() -> impl Strategy<Value = (bool, Vec<Gen>)> {
+        let event = (
+            0u8..4,
+            0i64..40,
+            proptest::option::weighted(0.3, (any::<bool>(), 0u8..4)),
+        );
+        (
+            proptest::bool::weighted(0.3),
+            proptest::collection::vec(event, 0..24),
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(600))]
+
+        /// The chains give the order, the skew warnings and the happens-before answers the whole graph gave,
+        /// whatever the nodes, clocks and causal facts (cycles included).
+        #[test]
+        fn the_chains_merge_as_the_whole_graph_did(
+            spec in proptest::collection::vec(an_input(), 1..4),
+            skew in 0i64..10,
+        ) {
+            let test_output: Vec<bool> = spec.iter().map(|(t, _)| *t).collect();
+            let rules = MergeRules { max_skew_ms: skew, causal: &[&TOKENS] };
+            let mut clock = std::time::Instant::now();
+            let got = merge(inputs_of(&spec), &test_output, rules, &mut clock);
+
+            let mut lens = spec.iter().map(|(_, e)| e.len());
+            // The oracle reads the heads as the merge gathered them.
+            let largest = (0..spec.len()).max_by_key(|&i| spec[i].1.len()).unwrap();
+            let mut ranges = vec![0..0; spec.len()];
+            let mut start = spec[largest].1.len();
+            ranges[largest] = 0..start;
+            for (i, len) in (0..spec.len()).zip(&mut lens) {
+                if i != largest {
+                    ranges[i] = start..start + len;
+                    start += len;
+                }
+            }
+            let (order, warnings, whole) =
+                merge_by_whole_graph(&got.all, &ranges, &got.data, &test_output, skew);
+            prop_assert_eq!(&got.order, &order);
+            prop_assert_eq!(&got.skew_warnings, &warnings);
+            let chain = |p: usize| {
+                let h = &got.all[got.order[p] as usize];
+                let node = if test_output[h.span.input as usize] { u32::MAX - 1 } else { h.node };
+                (u64::from(h.span.input) << 32) | u64::from(node)
+            };
+            for a in 0..order.len() {
+                for b in a..order.len() {
+                    prop_assert_eq!(
+                        got.happens_before.reaches(a, b, chain),
+                        whole.reaches(a, b),
+                        "{} -> {}", a, b
+                    );
+                }
+            }
+        }
     }
 }
