@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Does `check` scale linearly with the events, and stay bounded? On event-dense logs of a long-running
 # cluster (benches/gen_event_dense.py: the healthy scenario fixtures' event records repeated with time moving
-# forward and fresh ids) of 150 MB, 300 MB, 600 MB and 1.2 GB, times `ozone-conform events` and `check` on
-# the same directory with GNU time and prints one row per size: events s, check s, their ratio, the peak RSS
-# of both, how much check's time grew from the size before (x per doubling), and the 1-minute load average
-# when the last round ended.
+# forward and fresh ids) of 150 MB to 4.8 GB, times `ozone-conform events` and `check` on the same
+# directory with GNU time and prints one row per size: events s, check s, their ratio, the peak RSS of both,
+# how much check's time grew from the size before (x per doubling), and the 1-minute load average when the
+# last round ended. `check` keeps to its memory budget (`--memory-budget`, default 256 MiB) whatever the
+# size: the script fails when its peak RSS passes MAX_RSS_MIB (default 512).
 #
-#   benches/check_scale.sh [SIZES...]        # default: 150M 300M 600M 1200M
+#   benches/check_scale.sh [SIZES...]        # default: 150M 300M 600M 1200M 2400M 4800M
 #
 # Logs are generated once into $DIR (default /tmp/ozone-conform-scale/<size>) and reused. Every healthy
 # size must give no violation (exit 0); the script fails otherwise. The load average is printed beside the
@@ -18,7 +19,8 @@
 # the largest peak RSS, and the growth per doubling of each of the three times. On a shared virtual machine
 # single runs vary by 10-20 %. Pause other CPU users while it runs.
 #
-# Environment: DIR, RUNS, NO_BUILD=1 (skip cargo build --release), OZONE_CONFORM_BIN (binary to time).
+# Environment: DIR, RUNS, NO_BUILD=1 (skip cargo build --release), OZONE_CONFORM_BIN (binary to time),
+# MAX_RSS_MIB.
 set -uo pipefail
 
 cd "$(dirname "$0")/.." || exit 1
@@ -26,7 +28,8 @@ DIR="${DIR:-/tmp/ozone-conform-scale}"
 BIN="${OZONE_CONFORM_BIN:-target/release/ozone-conform}"
 RUNS="${RUNS:-5}"
 SIZES=("$@")
-[[ ${#SIZES[@]} -eq 0 ]] && SIZES=(150M 300M 600M 1200M)
+MAX_RSS_MIB="${MAX_RSS_MIB:-512}"
+[[ ${#SIZES[@]} -eq 0 ]] && SIZES=(150M 300M 600M 1200M 2400M 4800M)
 
 die() { echo "check_scale.sh: $*" >&2; exit 1; }
 [[ -x /usr/bin/time ]] || die "needs /usr/bin/time (GNU time) for the peak RSS"
@@ -87,3 +90,7 @@ for size in "${SIZES[@]}"; do
         'BEGIN { printf "| %s (%.0f MB) | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f | %s | %s |\n", sz, by / 1e6, es, cs, cb, cc, (es > 0 ? cs / es : 0), kb / 1024, ekb / 1024, g, ld }'
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+for size in "${SIZES[@]}"; do
+    read -r _ _ ck_kb _ < <(summary "$TIMES/$size.check")
+    (( ck_kb <= MAX_RSS_MIB * 1024 )) || die "check's peak RSS on $size was $((ck_kb / 1024)) MiB, over $MAX_RSS_MIB MiB"
+done

@@ -1,31 +1,26 @@
-//! Events kept by the million: a fixed-size head per event in memory, its fields and excerpt packed
-//! ([`crate::packed`]) in a byte arena that moves to an unlinked temporary file once the run's arenas hold
-//! more than [`MEMORY_BUDGET`].
+//! Events kept by the million: a fixed-size head per event ([`crate::head_run`]: in memory, or on disk past
+//! the memory budget), its fields and excerpt packed ([`crate::packed`]) in a byte arena that moves to an
+//! unlinked temporary file once the run's arenas hold more than their share of the budget
+//! ([`crate::memory::packed_budget`]).
 //!
 //! The merge needs every event of a run before it can order them, and the passes before it (banners,
 //! aliases, repeated records, services, causal edges) read heads and the fields of a few kinds. A model
-//! step reads one event's fields, once, in merged order. So the head (80 bytes: kind, node, thread, time,
-//! span, ...) stays in memory and the fields are read back when an event is stepped or reported: a
+//! step reads one event's fields, once, in merged order. So the passes read heads (80 bytes: kind, node,
+//! thread, time, span, ...) and the fields are read back when an event is stepped or reported: a
 //! `check` of an event-dense 1.2 GB log holds about 3.4 million heads instead of as many `Event`s of
 //! 300-600 bytes each. Node and thread names are interned: a head holds their numbers.
 
-use crate::event::{Event, NodeSource, Span};
-use crate::layout::Level;
+use crate::event::Event;
+use crate::head_run::HeadRun;
+pub use crate::head_run::{Head, HEAD_BYTES, NO_NODE};
 use crate::packed::{self, Reader};
-use crate::time::Timestamp;
 use crate::value::Value;
-use crate::vocab::{Component, EventKind};
 use rustc_hash::FxHashMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// A head's node when the event has none.
-pub const NO_NODE: u32 = u32::MAX;
-
-/// Bytes of packed fields all arenas of the process keep in memory before they move to their files.
-pub const MEMORY_BUDGET: usize = 32 << 20;
 /// An arena writes to its file in pieces of at least this size (when the budget is spent).
 const FLUSH_AT: usize = 1 << 20;
 /// Bytes read from a spill file at once: replay reads an input's events nearly in file order.
@@ -42,47 +37,6 @@ pub fn release_freed_memory() {
     // SAFETY: malloc_trim only returns free memory to the system; no pointer is touched.
     unsafe {
         libc::malloc_trim(0);
-    }
-}
-
-/// What the timeline keeps in memory of an event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Head {
-    pub span: Span,
-    /// Milliseconds of the record's time; `i64::MIN` when it has none.
-    millis: i64,
-    pub excerpt_hash: u64,
-    /// Where its packed fields and excerpt start in its input's arena.
-    data: u64,
-    /// A node number ([`NO_NODE`]: none): in an [`InputEvents`] the input's own, in an [`EventStore`] the
-    /// run's node key ([`crate::event::Event::node_key`]).
-    pub node: u32,
-    /// The thread name's number in its input's thread table.
-    pub thread: u32,
-    pub rule: u32,
-    pub message_offset: u32,
-    pub kind: EventKind,
-    pub component: Component,
-    pub node_from: Option<NodeSource>,
-    pub level: Option<Level>,
-    has_date: bool,
-}
-
-impl Head {
-    pub fn time(&self) -> Option<Timestamp> {
-        (self.millis != i64::MIN).then_some(Timestamp {
-            millis: self.millis,
-            has_date: self.has_date,
-        })
-    }
-
-    pub fn has_node(&self) -> bool {
-        self.node != NO_NODE
-    }
-
-    /// The node number, if any.
-    pub fn node(&self) -> Option<u32> {
-        self.has_node().then_some(self.node)
     }
 }
 
@@ -128,7 +82,7 @@ impl Arena {
         let total = IN_MEMORY.fetch_add(grown, Ordering::Relaxed) + grown;
         if self.may_spill
             && self.tail.len() >= if self.always_spill { 1 } else { FLUSH_AT }
-            && (self.always_spill || total > MEMORY_BUDGET)
+            && (self.always_spill || total > crate::memory::packed_budget())
         {
             self.spill();
         }
@@ -307,7 +261,7 @@ impl InputData {
 /// ([`InputEvents::nodes`]) until the timeline gives them the run's.
 #[derive(Debug)]
 pub struct InputEvents {
-    pub heads: Vec<Head>,
+    pub heads: HeadRun,
     pub data: InputData,
     /// The input's node names, by head node number.
     pub nodes: Vec<Arc<str>>,
@@ -323,18 +277,20 @@ impl Default for InputEvents {
 impl InputEvents {
     pub fn new() -> InputEvents {
         InputEvents {
-            heads: Vec::new(),
+            heads: HeadRun::new(),
             data: InputData::new(),
             nodes: Vec::new(),
             node_ids: FxHashMap::default(),
         }
     }
 
-    /// Every packed record goes to the temporary file at once (tests of the file path).
+    /// Every packed record and every full chunk of heads goes to its temporary file at once (tests of the
+    /// file path).
     #[cfg(test)]
     pub fn spilling() -> InputEvents {
         let mut s = InputEvents::new();
         s.data.arena.always_spill = true;
+        s.heads = HeadRun::spilling();
         s
     }
 
@@ -375,7 +331,6 @@ impl InputEvents {
 
     pub fn from_events(events: Vec<Event>) -> InputEvents {
         let mut s = InputEvents::new();
-        s.heads.reserve_exact(events.len());
         for e in events {
             s.push(e);
         }
@@ -392,13 +347,7 @@ impl InputEvents {
 
     /// Numbers every event's input `input` (`Span::input`): the input's place in the run.
     pub fn set_input(&mut self, input: u32) {
-        for h in &mut self.heads {
-            h.span.input = input;
-        }
-    }
-
-    pub fn shrink_to_fit(&mut self) {
-        self.heads.shrink_to_fit();
+        self.heads.update(|h| h.span.input = input);
     }
 
     pub fn thread(&self, head: &Head) -> &str {
@@ -414,7 +363,7 @@ impl InputEvents {
     pub fn event(&self, i: usize) -> Event {
         Event {
             node_key: u32::MAX,
-            ..materialize(&self.heads[i], &self.data, &self.nodes)
+            ..materialize(&self.heads.get(i), &self.data, &self.nodes)
         }
     }
 
@@ -445,16 +394,69 @@ fn materialize(h: &Head, data: &InputData, names: &[Arc<str>]) -> Event {
     }
 }
 
-/// A run's events in the merged order: heads in memory, the rest read back per event.
+/// Every input's heads, numbered one after the other (each input's a contiguous range, in input order):
+/// the merge's numbering of the events.
+#[derive(Debug, Default)]
+pub struct Gathered {
+    runs: Vec<HeadRun>,
+    /// Where each run's heads start in the numbering.
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl Gathered {
+    /// Appends a run: its heads are numbered from [`Gathered::len`] on.
+    pub fn append(&mut self, run: HeadRun) {
+        self.starts.push(self.len);
+        self.len += run.len();
+        self.runs.push(run);
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Head `i` of the numbering.
+    #[inline]
+    pub fn get(&self, i: usize) -> Head {
+        let r = self.starts.partition_point(|&s| s <= i) - 1;
+        self.runs[r].get(i - self.starts[r])
+    }
+
+    /// The runs, each with where its heads start in the numbering.
+    pub fn runs(&self) -> impl Iterator<Item = (usize, &HeadRun)> {
+        self.starts.iter().copied().zip(&self.runs)
+    }
+
+    /// How many heads live on disk.
+    pub fn on_disk(&self) -> usize {
+        self.runs.iter().map(HeadRun::on_disk).sum()
+    }
+
+    /// Every head in the numbering's order.
+    pub fn iter(&self) -> impl Iterator<Item = Head> + '_ {
+        self.runs.iter().flat_map(HeadRun::iter)
+    }
+}
+
+/// A run's events in the merged order: heads ([`Gathered`], in memory or on disk), the rest read back per
+/// event.
 ///
-/// The heads stay in the order they were gathered (input by input) and are read through `order`, the
-/// merged order of their places: putting 80-byte heads into that order in place costs a cache miss per
-/// head, and an ordered copy would double the merge's peak memory.
+/// The heads stay where they were gathered (input by input) and are read through `order`, the merged order
+/// of their places: read in merged order, they are a few runs, one per chain, each read forwards. A head
+/// keeps the run's node number; [`EventStore::head`] gives it the node key, which numbers nodes in the
+/// order the merged timeline meets them.
 #[derive(Debug, Default)]
 pub struct EventStore {
-    heads: Vec<Head>,
+    heads: Gathered,
     /// `order[i]`: where event `i` of the merged order is in `heads`.
     order: Vec<u32>,
+    /// The node key of each run node number.
+    key_of_run_node: Vec<u32>,
     /// What unpacks each input's events, by `Span::input`.
     inputs: Vec<Arc<InputData>>,
     /// Node names by node key.
@@ -462,10 +464,12 @@ pub struct EventStore {
 }
 
 impl EventStore {
-    /// `order` lists the places in `heads` in merged order; it is a permutation of them.
+    /// `order` lists the places in `heads` in merged order; it is a permutation of them. `key_of_run_node`
+    /// gives each head's node its key (an index of `node_names`).
     pub fn new(
-        heads: Vec<Head>,
+        heads: Gathered,
         order: Vec<u32>,
+        key_of_run_node: Vec<u32>,
         inputs: Vec<Arc<InputData>>,
         node_names: Vec<Arc<str>>,
     ) -> Self {
@@ -473,6 +477,7 @@ impl EventStore {
         EventStore {
             heads,
             order,
+            key_of_run_node,
             inputs,
             node_names,
         }
@@ -488,12 +493,16 @@ impl EventStore {
 
     /// The head of event `i` of the merged order.
     #[inline]
-    pub fn head(&self, i: usize) -> &Head {
-        &self.heads[self.order[i] as usize]
+    pub fn head(&self, i: usize) -> Head {
+        let mut h = self.heads.get(self.order[i] as usize);
+        if h.has_node() {
+            h.node = self.key_of_run_node[h.node as usize];
+        }
+        h
     }
 
     /// Every head, in merged order.
-    pub fn heads(&self) -> impl DoubleEndedIterator<Item = &Head> + ExactSizeIterator + Clone + '_ {
+    pub fn heads(&self) -> impl DoubleEndedIterator<Item = Head> + ExactSizeIterator + Clone + '_ {
         self.heads_in(0..self.len())
     }
 
@@ -501,8 +510,8 @@ impl EventStore {
     pub fn heads_in(
         &self,
         range: std::ops::Range<usize>,
-    ) -> impl DoubleEndedIterator<Item = &Head> + ExactSizeIterator + Clone + '_ {
-        self.order[range].iter().map(|&at| &self.heads[at as usize])
+    ) -> impl DoubleEndedIterator<Item = Head> + ExactSizeIterator + Clone + '_ {
+        range.map(|i| self.head(i))
     }
 
     fn data(&self, h: &Head) -> &InputData {
@@ -512,7 +521,7 @@ impl EventStore {
     /// Event `i`, whole.
     pub fn get(&self, i: usize) -> Event {
         let h = self.head(i);
-        materialize(h, self.data(h), &self.node_names)
+        materialize(&h, self.data(&h), &self.node_names)
     }
 
     /// Event `i`, or `None` past the end.
@@ -534,7 +543,11 @@ impl EventStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::event::Span;
+    use crate::head_run::{COMPONENTS, NODE_SOURCES};
+    use crate::layout::Level;
     use crate::monitor::testkit::{ev, key, keys, on_thread, text};
+    use crate::vocab::EventKind;
 
     fn sample() -> Vec<Event> {
         let mut a = on_thread(
@@ -627,11 +640,14 @@ mod tests {
         for e in sample() {
             input.push(e);
         }
-        let heads = input.heads.clone();
+        let heads: Vec<Head> = input.heads.iter().collect();
         let names = input.nodes.clone();
+        let mut gathered = Gathered::default();
+        gathered.append(input.heads);
         let store = EventStore::new(
-            input.heads,
+            gathered,
             vec![2, 0, 1],
+            (0..names.len() as u32).collect(),
             vec![Arc::new(input.data)],
             names,
         );
@@ -642,13 +658,46 @@ mod tests {
             assert_eq!(store.get(i).fields, e.fields, "event {i}");
             assert_eq!(store.node_name(i), e.node.as_ref());
         }
-        assert_eq!(store.head(0), &heads[2]);
+        assert_eq!(store.head(0), heads[2]);
         let kinds: Vec<EventKind> = store.heads().map(|h| h.kind).collect();
         assert_eq!(kinds, merged.map(|e| e.kind));
         let tail: Vec<EventKind> = store.heads_in(1..3).rev().map(|h| h.kind).collect();
         assert_eq!(tail, [want[1].kind, want[0].kind]);
         assert_eq!(store.iter().map(|e| e.kind).collect::<Vec<_>>(), kinds);
         assert!(store.try_get(3).is_none());
+    }
+
+    /// Every field of a head, every value of its small ones, goes to disk and back unchanged.
+    #[test]
+    fn a_head_reads_back_from_its_bytes() {
+        let mut input = InputEvents::new();
+        for e in sample() {
+            input.push(e);
+        }
+        let base = input.heads.get(0);
+        let sources = NODE_SOURCES.iter().copied().map(Some).chain([None]);
+        let levels = Level::ALL.iter().copied().map(Some).chain([None]);
+        let mut bytes = [0u8; HEAD_BYTES];
+        for (((from, level), component), millis) in sources
+            .zip(levels.cycle())
+            .zip(COMPONENTS.iter().cycle())
+            .zip([i64::MIN, -5, 0, i64::MAX].iter().cycle())
+        {
+            let h = Head {
+                node_from: from,
+                level,
+                component: *component,
+                millis: *millis,
+                has_date: *millis > 0,
+                node: NO_NODE,
+                kind: EventKind::ALL[EventKind::ALL.len() - 1],
+                ..base
+            };
+            h.encode(&mut bytes);
+            assert_eq!(Head::decode(&bytes), h);
+        }
+        input.heads.get(2).encode(&mut bytes);
+        assert_eq!(Head::decode(&bytes), input.heads.get(2));
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub mod event_stream;
 pub mod excerpt;
 pub mod grammar;
 pub mod happens_before;
+pub mod head_run;
 pub mod input;
 pub mod layout;
 pub mod lifecycle;
@@ -36,6 +37,7 @@ pub mod live;
 #[cfg(any(test, feature = "testing"))]
 pub mod log_gen;
 pub mod lsp;
+pub mod memory;
 pub mod mirror;
 pub mod monitor;
 pub mod node;

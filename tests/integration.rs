@@ -27,6 +27,7 @@ mod layering;
 mod lifecycle;
 mod live;
 mod lsp;
+mod memory_budget;
 mod output_files;
 mod progress;
 mod real_ozone;

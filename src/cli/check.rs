@@ -70,7 +70,9 @@ pub fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         coverage,
         report,
         require_checks,
+        memory_budget,
     } = check;
+    crate::memory::set_budget(*memory_budget);
     let (format, all, per_file, max_skew) = (*format, *all, *per_file, *max_skew);
     let log_utc_offset = super::given_offsets(log_utc_offset)?;
     use std::io::IsTerminal;

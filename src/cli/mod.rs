@@ -195,6 +195,10 @@ pub struct CheckArgs {
     /// with --follow or a live stdin).
     #[arg(long, value_name = "FILE.html")]
     pub report: Option<PathBuf>,
+    /// Memory the events may take (K, M or G: 64M, 1G): past it, the events' heads, fields and the merge's
+    /// sort go to temporary files, and the report is the same. Below it nothing is written.
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = crate::memory::parse_size)]
+    pub memory_budget: usize,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -4,7 +4,7 @@
 //! ([`crate::bugs::Bug::causal`]), and the merge applies every registered rule
 //! ([`crate::bugs::causal_rules`]), so that every model reads one order whichever models a run checks.
 
-use crate::event_store::{Head, InputData};
+use crate::event_store::{Gathered, Head, InputData};
 use crate::value::Value;
 use crate::vocab::EventKind;
 use std::collections::HashMap;
@@ -39,7 +39,7 @@ impl std::fmt::Debug for CausalRule {
 
 /// Adds an edge from the first event that makes each token to every event of another node that uses it.
 pub(super) fn add_causal_edges(
-    all: &[Head],
+    all: &Gathered,
     data: &[Arc<InputData>],
     rules: &[&CausalRule],
     edges: &mut Vec<(u32, u32)>,
@@ -55,9 +55,12 @@ pub(super) fn add_causal_edges(
     let mut maker: HashMap<String, u32> = HashMap::new();
     let mut uses: Vec<(u32, String)> = Vec::new();
     let mut facts = Vec::new();
-    for i in (0..all.len() as u32).filter(|&i| carried[all[i as usize].kind.index()]) {
-        let h = &all[i as usize];
-        let fields = fields_of(h);
+    for (i, h) in all.iter().enumerate() {
+        if !carried[h.kind.index()] {
+            continue;
+        }
+        let i = i as u32;
+        let fields = fields_of(&h);
         facts.clear();
         for r in rules.iter().filter(|r| (r.carries)(h.kind)) {
             (r.facts)(h.kind, &fields, &mut facts);
@@ -75,7 +78,7 @@ pub(super) fn add_causal_edges(
         let Some(&from) = maker.get(&token) else {
             continue;
         };
-        let (f, t) = (&all[from as usize], &all[i as usize]);
+        let (f, t) = (all.get(from as usize), all.get(i as usize));
         if from != i && f.has_node() && f.node != t.node {
             edges.push((from, i));
         }

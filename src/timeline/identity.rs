@@ -89,7 +89,7 @@ fn banners_are_own(test_layout: bool, events: &InputEvents) -> bool {
         .iter()
         .filter(|e| e.kind == EventKind::ProcessStarted)
     {
-        let fields = events.data.fields(h);
+        let fields = events.data.fields(&h);
         let this = (
             field(&fields, "service")
                 .and_then(Value::as_str)
@@ -154,7 +154,7 @@ fn attribute_to_banner_host(events: &mut InputEvents, stats: &mut InputStats) {
     let mut host: Option<u32> = None;
     let mut changed = false;
     for i in 0..events.len() {
-        let h = events.heads[i];
+        let h = events.heads.get(i);
         if h.kind == EventKind::ProcessStarted {
             let fields = events.data.fields(&h);
             if let Some(name) = banner_host(&fields) {
@@ -171,16 +171,16 @@ fn attribute_to_banner_host(events: &mut InputEvents, stats: &mut InputStats) {
             )
         );
         if let (Some(n), false) = (host, strong) {
-            let e = &mut events.heads[i];
-            e.node = n;
-            e.node_from = Some(NodeSource::Banner);
+            events
+                .heads
+                .set(i, h.with_node(n, Some(NodeSource::Banner)));
             changed = true;
         }
     }
     if changed {
         stats.nodes.clear();
-        for h in &events.heads {
-            if let (Some(n), Some(from)) = (events.node_name(h), h.node_from) {
+        for h in events.heads.iter() {
+            if let (Some(n), Some(from)) = (events.node_name(&h), h.node_from) {
                 stats.nodes.entry(n.to_string()).or_insert_with(|| {
                     serde_json::to_value(from)
                         .ok()
@@ -209,7 +209,7 @@ pub(super) fn end_banner_where_another_log_begins(events: &mut InputEvents, max_
     // What a thread name names, asked once per thread.
     let mut named_by_thread: HashMap<u32, Option<(Arc<str>, NodeSource)>> = HashMap::new();
     for i in 0..events.len() {
-        let h = events.heads[i];
+        let h = events.heads.get(i);
         if h.kind == EventKind::ProcessStarted {
             seen.clear();
             latest = None;
@@ -252,8 +252,7 @@ pub(super) fn end_banner_where_another_log_begins(events: &mut InputEvents, max_
                 Some((n, from)) => (events.node_id(&n), Some(from)),
                 None => (NO_NODE, None),
             };
-            let e = &mut events.heads[i];
-            (e.node, e.node_from) = (node, from);
+            events.heads.set(i, h.with_node(node, from));
         }
     }
 }
@@ -296,12 +295,12 @@ fn inherit_family_nodes(
                     .heads
                     .iter()
                     .find(|e| e.node_from == Some(NodeSource::Banner))
-                    .and_then(|h| events.node_name(h).cloned())
+                    .and_then(|h| events.node_name(&h).cloned())
             });
             for events in &mut per_input[start..end] {
                 let mut current_id: Option<(Arc<str>, u32)> = None;
                 for i in 0..events.len() {
-                    let h = events.heads[i];
+                    let h = events.heads.get(i);
                     if h.node_from == Some(NodeSource::Banner) {
                         current = events.node_name(&h).cloned();
                     } else if let Some(host) = current.as_ref().filter(|_| weak(h.node_from)) {
@@ -313,9 +312,9 @@ fn inherit_family_nodes(
                                 id
                             }
                         };
-                        let e = &mut events.heads[i];
-                        e.node = id;
-                        e.node_from = Some(NodeSource::Banner);
+                        events
+                            .heads
+                            .set(i, h.with_node(id, Some(NodeSource::Banner)));
                     }
                 }
             }
@@ -330,16 +329,16 @@ fn learn_aliases(per_input: &[InputEvents]) -> HashMap<Arc<str>, Arc<str>> {
     let mut aliases = HashMap::new();
     for events in per_input {
         let mut pending: HashMap<u32, Arc<str>> = HashMap::new();
-        for h in &events.heads {
+        for h in events.heads.iter() {
             match h.kind {
                 EventKind::ScmNodeIdentified => {
-                    if let Some(id) = text_field(events, h, "node_id") {
+                    if let Some(id) = text_field(events, &h, "node_id") {
                         pending.insert(h.thread, id.as_str().into());
                     }
                 }
                 EventKind::ScmRaftServerCreated => {
                     if let (Some(node_id), Some(scm_id)) =
-                        (pending.remove(&h.thread), text_field(events, h, "scm_id"))
+                        (pending.remove(&h.thread), text_field(events, &h, "scm_id"))
                     {
                         aliases.insert(Arc::<str>::from(scm_id.as_str()), node_id);
                     }
@@ -365,7 +364,7 @@ fn resolve_nodes(events: &mut InputEvents, aliases: &HashMap<Arc<str>, Arc<str>>
     // The canonical node number of each of the input's node numbers, as found.
     let mut canonical_id: Vec<Option<u32>> = Vec::new();
     for i in 0..events.len() {
-        let h = events.heads[i];
+        let h = events.heads.get(i);
         match h.kind {
             EventKind::ScmNodeIdentified => {
                 if let Some(id) = text_field(events, &h, "node_id") {
@@ -433,8 +432,7 @@ fn resolve_nodes(events: &mut InputEvents, aliases: &HashMap<Arc<str>, Arc<str>>
                 }
             };
         }
-        let e = &mut events.heads[i];
-        (e.node, e.node_from) = (node, node_from);
+        events.heads.set(i, h.with_node(node, node_from));
         if h.kind == EventKind::RpcServerListening && node != NO_NODE {
             if let Some(addr) = text_field(events, &h, "address") {
                 if let Some(port) = addr.rsplit(':').next().and_then(|p| p.trim().parse().ok()) {
@@ -456,18 +454,17 @@ fn attribute_single_component(events: &mut InputEvents) {
         )
     };
     let mut nodes: HashMap<Component, std::collections::BTreeSet<u32>> = HashMap::new();
-    for h in &events.heads {
+    for h in events.heads.iter() {
         if let (Some(n), c) = (h.node(), h.component) {
             if c != Component::Any && !shared(h.kind) {
                 nodes.entry(c).or_default().insert(n);
             }
         }
     }
-    for h in events
-        .heads
-        .iter_mut()
-        .filter(|h| !h.has_node() && !shared(h.kind))
-    {
+    events.heads.update(|h| {
+        if h.has_node() || shared(h.kind) {
+            return;
+        }
         if let Some(&only) = nodes
             .get(&h.component)
             .filter(|s| s.len() == 1)
@@ -476,7 +473,7 @@ fn attribute_single_component(events: &mut InputEvents) {
             h.node = only;
             h.node_from = Some(NodeSource::Context);
         }
-    }
+    });
 }
 
 /// `IPC Server handler 3 on default port 15062` / `IPC Server handler 3 on 9861`: the port.
@@ -497,12 +494,12 @@ pub(super) fn learn_services(
             .file_name()
             .and_then(|n| crate::node::from_file_name(&n.to_string_lossy()))
             .and_then(|(_, service)| Component::from_name(&service));
-        for h in &events.heads {
-            let Some(node) = events.node_name(h) else {
+        for h in events.heads.iter() {
+            let Some(node) = events.node_name(&h) else {
                 continue;
             };
             let service = from_name.or_else(|| match h.kind {
-                EventKind::ProcessStarted => match text_field(events, h, "service").as_deref() {
+                EventKind::ProcessStarted => match text_field(events, &h, "service").as_deref() {
                     Some("StorageContainerManager") => Some(Component::Scm),
                     Some("HddsDatanodeService") => Some(Component::Datanode),
                     Some("ReconServer") => Some(Component::Recon),

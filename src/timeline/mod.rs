@@ -139,8 +139,6 @@ pub fn scan_all(
                 |e| events.push(e),
                 |u| on_unparsed(&path, u),
             );
-            // A vector grown by doubling holds up to twice its heads.
-            events.shrink_to_fit();
             (stats, events)
         })
         .collect();
@@ -200,35 +198,35 @@ pub fn from_inputs(
     crate::timings::phase("merge: passes over each input", &mut clock);
 
     let order::Merged {
-        mut all,
+        all,
         order,
         happens_before,
         skew_warnings,
         data,
         run_nodes,
     } = order::merge(per_input, &test_output, rules, &mut clock);
-    // The heads stay where they were gathered and are read through `order`: moving 80-byte heads into
-    // the merged order in place follows the permutation's cycles, a chain of cache misses that grows
-    // faster than the log, and a second, ordered copy would double the merge's peak memory. Read in
-    // merged order, the gathered heads are a few runs, one per input, each read forwards.
     crate::event_store::release_freed_memory();
     // Models key their state by a small integer per node rather than by name: node keys are numbered in
     // the order nodes first appear in the merged timeline.
     let mut node_names: Vec<Arc<str>> = Vec::new();
     let mut key_of_run_node: Vec<u32> = vec![u32::MAX; run_nodes.len()];
     for &at in &order {
-        let h = &mut all[at as usize];
+        let h = all.get(at as usize);
         if h.has_node() {
             let k = &mut key_of_run_node[h.node as usize];
             if *k == u32::MAX {
                 node_names.push(run_nodes[h.node as usize].clone());
                 *k = (node_names.len() - 1) as u32;
             }
-            h.node = *k;
         }
     }
     drop(run_nodes);
-    let events = EventStore::new(all, order, data, node_names.clone());
+    crate::timings::note(&format!(
+        "events: {} heads, {} of them on disk",
+        all.len(),
+        all.on_disk()
+    ));
+    let events = EventStore::new(all, order, key_of_run_node, data, node_names.clone());
     let service_by_key = node_names
         .iter()
         .map(|n| services.get(n).copied())
@@ -379,14 +377,14 @@ impl Timeline {
         }
         // Clocks order lines of different nodes only where both clocks are trusted.
         let suspect = |h: &Head| h.node().is_some_and(|k| self.clocks.suspect(k).is_some());
-        if let (Some(tx), Some(ty), false) = (x.time(), y.time(), suspect(x) || suspect(y)) {
+        if let (Some(tx), Some(ty), false) = (x.time(), y.time(), suspect(&x) || suspect(&y)) {
             if (tx.millis - ty.millis).abs() > self.max_skew_ms {
                 return true;
             }
         }
         let (lo, hi) = if a < b { (a, b) } else { (b, a) };
         self.happens_before
-            .reaches(lo, hi, |i| self.chain(self.events.head(i)))
+            .reaches(lo, hi, |i| self.chain(&self.events.head(i)))
     }
 
     /// The chain of the happens-before graph an event is on: its input's events of its node, or every event

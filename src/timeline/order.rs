@@ -12,7 +12,7 @@
 //! was the merge's peak memory).
 
 use super::causal::add_causal_edges;
-use crate::event_store::{Head, InputData, InputEvents, NO_NODE};
+use crate::event_store::{Gathered, InputData, InputEvents, NO_NODE};
 use crate::happens_before::HappensBefore;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
@@ -28,7 +28,7 @@ const NONE: u32 = u32::MAX;
 /// What the merge gives the timeline: the gathered heads and the order to read them in.
 pub(super) struct Merged {
     /// Every head, each input's a contiguous range in input order; `node` is the run's node number.
-    pub all: Vec<Head>,
+    pub all: Gathered,
     /// Indexes into `all`, in merged order.
     pub order: Vec<u32>,
     /// The happens-before graph, over places in the merged order.
@@ -63,7 +63,7 @@ impl Chains {
 /// The chains of the gathered heads (`ranges`: each input's), and the edges between a node's rotated
 /// files: its last event in the latest input before, to its first in this one.
 fn chains(
-    all: &[Head],
+    all: &Gathered,
     ranges: &[std::ops::Range<usize>],
     test_output: &[bool],
     edges: &mut Vec<(u32, u32)>,
@@ -79,7 +79,7 @@ fn chains(
         let mut prev_of_node: FxHashMap<u32, u32> = FxHashMap::default();
         let mut prev: Option<u32> = None;
         for ix in range.clone() {
-            let node = all[ix].node;
+            let node = all.get(ix).node;
             let ix = ix as u32;
             let seen_here = prev_of_node.insert(node, ix);
             let before = if one_chain { prev } else { seen_here };
@@ -126,34 +126,25 @@ pub(super) fn merge(
                 })
             })
             .collect();
-        for h in &mut events.heads {
+        events.heads.update(|h| {
             if h.has_node() {
                 h.node = to_run[h.node as usize];
             }
-        }
+        });
     }
 
-    // All heads in one list, each input's a contiguous range in input order. The list grows from the
-    // largest input's own (a large vector grows in place), and each input's list is freed once moved, so
-    // that no second copy of every head is held while they are gathered.
-    let total: usize = per_input.iter().map(InputEvents::len).sum();
+    // All heads numbered one after the other, each input's a contiguous range in input order, the largest
+    // input first (as when they were gathered into one vector; the numbers break ties in the order).
     let largest = (0..per_input.len()).max_by_key(|&i| per_input[i].len());
-    let mut all: Vec<Head> = match largest {
-        Some(i) => std::mem::take(&mut per_input[i].heads),
-        None => Vec::new(),
-    };
-    all.reserve_exact(total - all.len());
+    let mut all = Gathered::default();
     let mut ranges: Vec<std::ops::Range<usize>> = vec![0..0; per_input.len()];
-    if let Some(i) = largest {
-        ranges[i] = 0..all.len();
-    }
-    for (i, events) in per_input.iter_mut().enumerate() {
-        if Some(i) != largest {
-            let start = all.len();
-            all.append(&mut events.heads);
-            events.heads = Vec::new();
-            ranges[i] = start..all.len();
-        }
+    let inputs = largest
+        .into_iter()
+        .chain((0..per_input.len()).filter(|&i| Some(i) != largest));
+    for i in inputs {
+        let start = all.len();
+        all.append(std::mem::take(&mut per_input[i].heads));
+        ranges[i] = start..all.len();
     }
     let data: Vec<Arc<InputData>> = per_input.into_iter().map(|e| Arc::new(e.data)).collect();
 
@@ -210,13 +201,13 @@ pub(super) fn merge(
 /// order keeps every edge (false when the logs contradict themselves and the rest went by clocks).
 #[allow(clippy::type_complexity)]
 fn kahn(
-    all: &[Head],
+    all: &Gathered,
     chains: &mut Chains,
     edges: &[(u32, u32)],
     max_skew_ms: i64,
 ) -> (Vec<u32>, FxHashMap<u32, u32>, Vec<(u32, u32)>, bool) {
     let key = |i: u32| {
-        let h = &all[i as usize];
+        let h = all.get(i as usize);
         (
             h.time().map_or(i64::MIN, |t| t.millis),
             h.span.input,
@@ -259,7 +250,7 @@ fn kahn(
             successors.insert(k, next);
         }
         for &j in &successors {
-            let (a, b) = (&all[i as usize], &all[j as usize]);
+            let (a, b) = (all.get(i as usize), all.get(j as usize));
             if let (Some(ta), Some(tb)) = (a.time(), b.time()) {
                 let apart = a.span.input != b.span.input || a.node != b.node;
                 if ta.millis - tb.millis > max_skew_ms && apart {
@@ -307,6 +298,7 @@ mod tests {
     use super::super::MergeRules;
     use super::*;
     use crate::event::Span;
+    use crate::event_store::Head;
     use crate::happens_before::Adjacency;
     use crate::monitor::testkit::{ev, text};
     use crate::value::Value;
@@ -336,6 +328,7 @@ mod tests {
     /// whole graph renumbered into the merged order. The oracle the chains must agree with exactly.
     fn merge_by_whole_graph(
         all: &[Head],
+        gathered: &Gathered,
         ranges: &[std::ops::Range<usize>],
         data: &[Arc<InputData>],
         test_output: &[bool],
@@ -372,7 +365,7 @@ mod tests {
                 }
             }
         }
-        add_causal_edges(all, data, &[&TOKENS], &mut edges);
+        add_causal_edges(gathered, data, &[&TOKENS], &mut edges);
         edges.sort_unstable();
         edges.dedup();
         let graph = Adjacency::new(all.len(), &edges);
@@ -507,12 +500,15 @@ mod tests {
                     start += len;
                 }
             }
+            let heads: Vec<Head> = got.all.iter().collect();
+            let mut all = Gathered::default();
+            all.append(heads.iter().copied().collect());
             let (order, warnings, whole) =
-                merge_by_whole_graph(&got.all, &ranges, &got.data, &test_output, skew);
+                merge_by_whole_graph(&heads, &all, &ranges, &got.data, &test_output, skew);
             prop_assert_eq!(&got.order, &order);
             prop_assert_eq!(&got.skew_warnings, &warnings);
             let chain = |p: usize| {
-                let h = &got.all[got.order[p] as usize];
+                let h = &heads[got.order[p] as usize];
                 let node = if test_output[h.span.input as usize] { u32::MAX - 1 } else { h.node };
                 (u64::from(h.span.input) << 32) | u64::from(node)
             };

@@ -2,6 +2,7 @@
 //! records repeated within an input (a file given twice, a byte-identical copy), each with a warning.
 
 use crate::event_store::{Head, InputEvents};
+use crate::head_run::HeadRun;
 use crate::scan::InputStats;
 use crate::value::Value;
 use std::collections::HashMap;
@@ -53,7 +54,7 @@ pub(super) fn drop_repeated_story(
         for f in events
             .heads
             .iter()
-            .filter_map(|h| story_fingerprint(events, h))
+            .filter_map(|h| story_fingerprint(events, &h))
         {
             let by = told.entry(f).or_default();
             if by.last() != Some(&i) {
@@ -66,13 +67,13 @@ pub(super) fn drop_repeated_story(
         let mine: std::collections::HashSet<u64> = events
             .heads
             .iter()
-            .filter_map(|h| story_fingerprint(events, h))
+            .filter_map(|h| story_fingerprint(events, &h))
             .collect();
         // A short log of one process in the test layout (a daemon with the test pattern, starting mid-run)
         // shares a few cluster-wide facts with its peers' logs (the leader they all saw elected): that is
         // no retelling. A retelling has several nodes in it, or a story long enough for the share to mean it.
         let nodes: std::collections::HashSet<u32> =
-            events.heads.iter().filter_map(Head::node).collect();
+            events.heads.iter().filter_map(|h| h.node()).collect();
         if nodes.len() < 2 && mine.len() < MIN_ONE_NODE_STORY {
             continue;
         }
@@ -99,60 +100,171 @@ pub(super) fn drop_repeated_story(
         let names = names.join(", ");
         inputs[i].repeats = Some(names);
         inputs[i].warnings.push(note);
-        per_input[i].heads = Vec::new();
+        per_input[i].heads = HeadRun::new();
     }
 }
 
 /// A record that repeats an earlier record of the same node (same time, thread and first line), in this
 /// input or an earlier one, is replayed once: `cat a.log a.log`, a copy of a log in another form (gzip), or
 /// copytruncate rotation's overlap.
+///
+/// Every record is keyed by one hash of node, time, thread and line, and the keys are sorted: of the records
+/// with one key, the first (by input, then place in it) stays. Past their share of the memory budget the
+/// keys are sorted in parts, by their hash's top bits, each part written to a file and read back alone, so
+/// the pass holds one part's keys and a bit per record, not a map entry per record.
 pub(super) fn drop_repeated_records(inputs: &mut [InputStats], per_input: &mut [InputEvents]) {
+    let total: usize = per_input.iter().map(InputEvents::len).sum();
+    let parts = (total * KEY_BYTES)
+        .div_ceil((crate::memory::budget() / 4).max(1))
+        .clamp(1, MAX_PARTS);
+    crate::timings::note(&format!(
+        "repeated records: {total} keys sorted in {parts} part(s)"
+    ));
+    let repeats = repeated_records(per_input, parts);
+    for (i, found) in repeats.into_iter().enumerate() {
+        let Some((dropped, from)) = found else {
+            continue;
+        };
+        let events = &mut per_input[i];
+        let count = dropped
+            .iter()
+            .map(|w| u64::from(w.count_ones()))
+            .sum::<u64>();
+        let heads = std::mem::take(&mut events.heads);
+        events.heads = heads.filtered(|j, _| dropped[j / 64] & (1 << (j % 64)) == 0);
+        let names: Vec<String> = from
+            .iter()
+            .map(|&j| {
+                if j as usize == i {
+                    "earlier in this input".to_string()
+                } else {
+                    inputs[j as usize].path.clone()
+                }
+            })
+            .collect();
+        inputs[i].repeated_records += count;
+        let note = format!(
+            "{}: {count} record(s) repeat earlier records of the same node (same time, thread and text; {}); each is replayed once",
+            inputs[i].path,
+            names.join(", ")
+        );
+        inputs[i].warnings.push(note);
+    }
+}
+
+/// Bytes of one record's key: hash, input, place.
+const KEY_BYTES: usize = 16;
+
+/// At most this many parts (files) the keys are sorted in.
+const MAX_PARTS: usize = 256;
+
+/// For each input with repeated records: a bit per record (set: a repeat) and the inputs that told them first.
+type Repeats = Vec<Option<(Vec<u64>, std::collections::BTreeSet<u32>)>>;
+
+/// The repeated records of every input, its keys sorted in `parts` parts (one: in memory).
+fn repeated_records(per_input: &[InputEvents], parts: usize) -> Repeats {
     use std::hash::{Hash, Hasher};
-    // Keyed by one hash of node, time, thread and line: a map entry per event, so it is kept small.
-    let mut seen: rustc_hash::FxHashMap<u64, u32> = Default::default();
-    for (i, events) in per_input.iter_mut().enumerate() {
-        let mut from: std::collections::BTreeSet<u32> = Default::default();
-        let before = events.len();
-        let InputEvents {
-            heads, data, nodes, ..
-        } = events;
-        heads.retain(|h| {
+    let mut found: Repeats = (0..per_input.len()).map(|_| None).collect();
+    let mut sorter = KeySorter::new(parts);
+    for (i, events) in per_input.iter().enumerate() {
+        for (j, h) in events.heads.iter().enumerate() {
             let mut hasher = rustc_hash::FxHasher::default();
             // Names, not numbers: node and thread numbers are the input's own.
-            h.node().map(|n| &nodes[n as usize]).hash(&mut hasher);
+            h.node()
+                .map(|n| &events.nodes[n as usize])
+                .hash(&mut hasher);
             h.time().map(|t| t.millis).hash(&mut hasher);
-            data.threads[h.thread as usize].hash(&mut hasher);
+            events.data.threads[h.thread as usize].hash(&mut hasher);
             h.excerpt_hash.hash(&mut hasher);
-            match seen.entry(hasher.finish()) {
-                std::collections::hash_map::Entry::Occupied(o) => {
-                    from.insert(*o.get());
-                    false
-                }
-                std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(i as u32);
-                    true
-                }
+            sorter.push((hasher.finish(), i as u32, j as u32));
+        }
+    }
+    sorter.each_part(|keys| {
+        keys.sort_unstable();
+        for group in keys.chunk_by(|a, b| a.0 == b.0) {
+            let first = group[0].1;
+            for &(_, input, at) in &group[1..] {
+                let len = per_input[input as usize].len();
+                let (bits, from) = found[input as usize]
+                    .get_or_insert_with(|| (vec![0; len.div_ceil(64)], Default::default()));
+                bits[at as usize / 64] |= 1 << (at % 64);
+                from.insert(first);
             }
-        });
-        let dropped = (before - events.len()) as u64;
-        if dropped > 0 {
-            let names: Vec<String> = from
-                .iter()
-                .map(|&j| {
-                    if j as usize == i {
-                        "earlier in this input".to_string()
-                    } else {
-                        inputs[j as usize].path.clone()
-                    }
+        }
+    });
+    found
+}
+
+/// Keys sorted in parts: in memory when there is one part, else each part in its own temporary file.
+struct KeySorter {
+    memory: Vec<(u64, u32, u32)>,
+    files: Vec<std::io::BufWriter<std::fs::File>>,
+}
+
+impl KeySorter {
+    fn new(parts: usize) -> KeySorter {
+        let files = if parts > 1 {
+            // No temporary directory: one part, in memory (correct, only larger).
+            (0..parts)
+                .map(|_| tempfile::tempfile().map(std::io::BufWriter::new))
+                .collect::<Result<Vec<_>, _>>()
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        KeySorter {
+            memory: Vec::new(),
+            files,
+        }
+    }
+
+    fn push(&mut self, key: (u64, u32, u32)) {
+        use std::io::Write;
+        if self.files.is_empty() {
+            self.memory.push(key);
+            return;
+        }
+        let part = ((key.0 >> 32) as usize * self.files.len()) >> 32;
+        let mut bytes = [0u8; KEY_BYTES];
+        bytes[..8].copy_from_slice(&key.0.to_le_bytes());
+        bytes[8..12].copy_from_slice(&key.1.to_le_bytes());
+        bytes[12..].copy_from_slice(&key.2.to_le_bytes());
+        self.files[part]
+            .write_all(&bytes)
+            .expect("writing the repeated-record keys' spill file");
+    }
+
+    /// Calls `f` with each part's keys (a part holds every key with its hash).
+    fn each_part(self, mut f: impl FnMut(&mut Vec<(u64, u32, u32)>)) {
+        use std::io::{Read, Seek};
+        if self.files.is_empty() {
+            let mut keys = self.memory;
+            f(&mut keys);
+            return;
+        }
+        for file in self.files {
+            let mut file = file
+                .into_inner()
+                .expect("writing the repeated-record keys' spill file");
+            let mut bytes = Vec::new();
+            file.rewind()
+                .and_then(|_| file.read_to_end(&mut bytes))
+                .expect("reading back the repeated-record keys' spill file");
+            let mut keys: Vec<(u64, u32, u32)> = bytes
+                .chunks_exact(KEY_BYTES)
+                .map(|b| {
+                    let u32_ = |r: std::ops::Range<usize>| {
+                        u32::from_le_bytes(b[r].try_into().expect("4 bytes"))
+                    };
+                    (
+                        u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
+                        u32_(8..12),
+                        u32_(12..16),
+                    )
                 })
                 .collect();
-            inputs[i].repeated_records += dropped;
-            let note = format!(
-                "{}: {dropped} record(s) repeat earlier records of the same node (same time, thread and text; {}); each is replayed once",
-                inputs[i].path,
-                names.join(", ")
-            );
-            inputs[i].warnings.push(note);
+            drop(bytes);
+            f(&mut keys);
         }
     }
 }
