@@ -14,6 +14,7 @@ use crate::event::Event;
 use crate::head_run::HeadRun;
 pub use crate::head_run::{Head, HEAD_BYTES, NO_NODE};
 use crate::packed::{self, Reader};
+use crate::spill::{Run, CHUNK};
 use crate::value::Value;
 use rustc_hash::FxHashMap;
 use std::fs::File;
@@ -437,9 +438,44 @@ impl Gathered {
         self.runs.iter().map(HeadRun::on_disk).sum()
     }
 
+    /// A reader of heads by number that holds each run's current chunk.
+    pub fn reader(&self) -> GatheredReader<'_> {
+        GatheredReader {
+            all: self,
+            current: vec![None; self.runs.len()],
+        }
+    }
+
     /// Every head in the numbering's order.
     pub fn iter(&self) -> impl Iterator<Item = Head> + '_ {
         self.runs.iter().flat_map(HeadRun::iter)
+    }
+}
+
+/// Reads heads of a [`Gathered`] by number, holding the chunk each run was last read in: reads that go
+/// forwards in each run (the merged order reads each chain forwards) take no lock and copy no chunk in
+/// memory.
+pub struct GatheredReader<'a> {
+    all: &'a Gathered,
+    current: Vec<Option<(usize, std::borrow::Cow<'a, [Head]>)>>,
+}
+
+impl GatheredReader<'_> {
+    /// Head `i` of the numbering.
+    #[inline]
+    pub fn get(&mut self, i: usize) -> Head {
+        let r = self.all.starts.partition_point(|&s| s <= i) - 1;
+        let local = i - self.all.starts[r];
+        let (c, at) = (local / CHUNK, local % CHUNK);
+        match &self.current[r] {
+            Some((held, heads)) if *held == c => heads[at],
+            _ => {
+                let heads = self.all.runs[r].chunk(c);
+                let h = heads[at];
+                self.current[r] = Some((c, heads));
+                h
+            }
+        }
     }
 }
 
@@ -454,7 +490,7 @@ impl Gathered {
 pub struct EventStore {
     heads: Gathered,
     /// `order[i]`: where event `i` of the merged order is in `heads`.
-    order: Vec<u32>,
+    order: Run<u32>,
     /// The node key of each run node number.
     key_of_run_node: Vec<u32>,
     /// What unpacks each input's events, by `Span::input`.
@@ -468,7 +504,7 @@ impl EventStore {
     /// gives each head's node its key (an index of `node_names`).
     pub fn new(
         heads: Gathered,
-        order: Vec<u32>,
+        order: Run<u32>,
         key_of_run_node: Vec<u32>,
         inputs: Vec<Arc<InputData>>,
         node_names: Vec<Arc<str>>,
@@ -494,7 +530,7 @@ impl EventStore {
     /// The head of event `i` of the merged order.
     #[inline]
     pub fn head(&self, i: usize) -> Head {
-        let mut h = self.heads.get(self.order[i] as usize);
+        let mut h = self.heads.get(self.order.get(i) as usize);
         if h.has_node() {
             h.node = self.key_of_run_node[h.node as usize];
         }
@@ -502,16 +538,23 @@ impl EventStore {
     }
 
     /// Every head, in merged order.
-    pub fn heads(&self) -> impl DoubleEndedIterator<Item = Head> + ExactSizeIterator + Clone + '_ {
+    pub fn heads(&self) -> impl Iterator<Item = Head> + '_ {
         self.heads_in(0..self.len())
     }
 
-    /// The heads of events `range`, in merged order.
-    pub fn heads_in(
-        &self,
-        range: std::ops::Range<usize>,
-    ) -> impl DoubleEndedIterator<Item = Head> + ExactSizeIterator + Clone + '_ {
-        range.map(|i| self.head(i))
+    /// The heads of events `range`, in merged order (a reader that goes forwards: no lock per head).
+    pub fn heads_in(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = Head> + '_ {
+        let mut reader = self.heads.reader();
+        self.order
+            .iter_from(range.start)
+            .take(range.end.saturating_sub(range.start))
+            .map(move |at| {
+                let mut h = reader.get(at as usize);
+                if h.has_node() {
+                    h.node = self.key_of_run_node[h.node as usize];
+                }
+                h
+            })
     }
 
     fn data(&self, h: &Head) -> &InputData {
@@ -531,7 +574,8 @@ impl EventStore {
 
     /// Every event in merged order, each read back as it is reached.
     pub fn iter(&self) -> impl Iterator<Item = Event> + '_ {
-        (0..self.len()).map(|i| self.get(i))
+        self.heads()
+            .map(|h| materialize(&h, self.data(&h), &self.node_names))
     }
 
     /// The name of the node of event `i`.
@@ -646,7 +690,7 @@ mod tests {
         gathered.append(input.heads);
         let store = EventStore::new(
             gathered,
-            vec![2, 0, 1],
+            [2, 0, 1].into_iter().collect(),
             (0..names.len() as u32).collect(),
             vec![Arc::new(input.data)],
             names,
@@ -661,8 +705,9 @@ mod tests {
         assert_eq!(store.head(0), heads[2]);
         let kinds: Vec<EventKind> = store.heads().map(|h| h.kind).collect();
         assert_eq!(kinds, merged.map(|e| e.kind));
-        let tail: Vec<EventKind> = store.heads_in(1..3).rev().map(|h| h.kind).collect();
-        assert_eq!(tail, [want[1].kind, want[0].kind]);
+        let tail: Vec<EventKind> = store.heads_in(1..3).map(|h| h.kind).collect();
+        assert_eq!(tail, [want[0].kind, want[1].kind]);
+        assert_eq!(store.heads_in(2..2).count(), 0);
         assert_eq!(store.iter().map(|e| e.kind).collect::<Vec<_>>(), kinds);
         assert!(store.try_get(3).is_none());
     }

@@ -1,24 +1,12 @@
-//! A run of event heads that moves to disk past the memory budget: what lets `check` keep the same memory
-//! whatever the number of events.
-//!
-//! Heads are kept in chunks of [`CHUNK`]. A full chunk stays in memory while every run of the process
-//! together holds at most the heads' share of the budget ([`crate::memory::heads_budget`]); past it, it is
-//! written to the run's unlinked temporary file. Reading a head on disk reads its whole chunk into a small
-//! cache of decoded chunks ([`crate::memory::cache_budget`]), least recently used first out, so reads
-//! that go forwards (every pass over a run, and the merged order, which reads each chain forwards) cost one
-//! file read per chunk. A head written to a chunk on disk is written to its cached copy, which goes back to
-//! the file when it leaves the cache.
-//!
-//! Below the budget nothing is written: a run is its chunks in memory.
+//! An event's head: what the timeline keeps of every event (kind, node, thread, time, span, where its
+//! fields are), a fixed-size [`crate::spill::Record`] so that the heads of a long log go to disk past the
+//! memory budget ([`HeadRun`]).
 
 use crate::event::{NodeSource, Span};
 use crate::layout::Level;
+use crate::spill::{Record, Run};
 use crate::time::Timestamp;
 use crate::vocab::{Component, EventKind};
-use std::fs::File;
-use std::os::unix::fs::FileExt;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 /// A head's node when the event has none.
 pub const NO_NODE: u32 = u32::MAX;
@@ -177,313 +165,25 @@ impl Head {
     }
 }
 
-/// Heads per chunk: 18.5 KiB on disk.
-pub const CHUNK: usize = 256;
+/// Heads in a run that moves to disk past the budget.
+pub type HeadRun = Run<Head>;
 
-/// Bytes of heads every run of the process holds in memory (chunks not on disk; the caches are counted by
-/// their own budget).
-static IN_MEMORY: AtomicUsize = AtomicUsize::new(0);
+impl Record for Head {
+    const BYTES: usize = HEAD_BYTES;
 
-const CHUNK_BYTES: usize = CHUNK * std::mem::size_of::<Head>();
-
-#[derive(Debug)]
-enum Chunk {
-    Memory(Vec<Head>),
-    /// `CHUNK` heads at this offset of the run's file.
-    Disk(u64),
-}
-
-/// Chunks every run of the process holds decoded in its cache.
-static CACHED: AtomicUsize = AtomicUsize::new(0);
-
-/// A chunk read from the file, decoded.
-#[derive(Debug)]
-struct Slot {
-    chunk: usize,
-    heads: Vec<Head>,
-    /// Written since it was read: it goes back to the file when it leaves the cache.
-    dirty: bool,
-    /// When it was last used (the cache's clock).
-    used: u64,
-}
-
-/// A run's decoded chunks. The process's caches together hold the budget's share
-/// ([`crate::memory::cache_budget`]); past it, a run reuses its least recently used slot, so every run
-/// keeps at least one.
-#[derive(Debug, Default)]
-struct Cache {
-    slots: Vec<Slot>,
-    /// Which slot holds a chunk.
-    by_chunk: rustc_hash::FxHashMap<usize, usize>,
-    clock: u64,
-    /// The slot used last: reads go forwards, so most reads are of its chunk.
-    last: usize,
-}
-
-impl Drop for Cache {
-    fn drop(&mut self) {
-        CACHED.fetch_sub(self.slots.len(), Ordering::Relaxed);
-    }
-}
-
-/// A sequence of heads, in memory up to the budget and on disk past it.
-#[derive(Debug, Default)]
-pub struct HeadRun {
-    chunks: Vec<Chunk>,
-    len: usize,
-    file: Option<Arc<File>>,
-    file_len: u64,
-    cache: Mutex<Cache>,
-    /// Spill every full chunk whatever the budget (tests of the disk path).
-    always_spill: bool,
-    /// Chunks the cache holds, if not the budget's share (tests of eviction).
-    cache_chunks: Option<usize>,
-}
-
-impl Drop for HeadRun {
-    fn drop(&mut self) {
-        let held = self
-            .chunks
-            .iter()
-            .filter(|c| matches!(c, Chunk::Memory(_)))
-            .count();
-        IN_MEMORY.fetch_sub(held * CHUNK_BYTES, Ordering::Relaxed);
-    }
-}
-
-impl HeadRun {
-    pub fn new() -> HeadRun {
-        HeadRun::default()
+    fn encode(&self, out: &mut [u8]) {
+        Head::encode(self, out);
     }
 
-    /// A run that writes every full chunk to disk and caches two (tests of the disk path).
-    pub fn spilling() -> HeadRun {
-        let mut run = HeadRun::default();
-        run.always_spill = true;
-        run.cache_chunks = Some(2);
-        run
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Does some of it live on disk?
-    pub fn spilled(&self) -> bool {
-        self.on_disk() > 0
-    }
-
-    /// How many of its heads live on disk.
-    pub fn on_disk(&self) -> usize {
-        CHUNK
-            * self
-                .chunks
-                .iter()
-                .filter(|c| matches!(c, Chunk::Disk(_)))
-                .count()
-    }
-
-    pub fn push(&mut self, head: Head) {
-        if self.len % CHUNK == 0 {
-            IN_MEMORY.fetch_add(CHUNK_BYTES, Ordering::Relaxed);
-            self.chunks.push(Chunk::Memory(Vec::with_capacity(CHUNK)));
-        }
-        if let Some(Chunk::Memory(heads)) = self.chunks.last_mut() {
-            heads.push(head);
-        }
-        self.len += 1;
-        if self.len % CHUNK == 0
-            && (self.always_spill
-                || IN_MEMORY.load(Ordering::Relaxed) > crate::memory::heads_budget())
-        {
-            self.spill_last();
-        }
-    }
-
-    /// Writes the last (full) chunk to the file; keeps it in memory where no file can be written.
-    fn spill_last(&mut self) {
-        let Some(Chunk::Memory(heads)) = self.chunks.last() else {
-            return;
-        };
-        if self.file.is_none() {
-            match tempfile::tempfile() {
-                Ok(f) => self.file = Some(Arc::new(f)),
-                // No temporary directory: correct, only larger.
-                Err(_) => return,
-            }
-        }
-        let Some(file) = &self.file else { return };
-        let bytes = encode(heads);
-        if file.write_all_at(&bytes, self.file_len).is_err() {
-            // A full disk: this chunk stays in memory.
-            return;
-        }
-        let at = self.file_len;
-        self.file_len += bytes.len() as u64;
-        if let Some(last) = self.chunks.last_mut() {
-            *last = Chunk::Disk(at);
-        }
-        IN_MEMORY.fetch_sub(CHUNK_BYTES, Ordering::Relaxed);
-    }
-
-    /// Head `i`. Panics past the end, as a slice does.
-    pub fn get(&self, i: usize) -> Head {
-        assert!(i < self.len, "head {i} of a run of {}", self.len);
-        match &self.chunks[i / CHUNK] {
-            Chunk::Memory(heads) => heads[i % CHUNK],
-            Chunk::Disk(_) => self.with_cached(i / CHUNK, |heads, _| heads[i % CHUNK]),
-        }
-    }
-
-    /// Sets head `i`.
-    pub fn set(&mut self, i: usize, head: Head) {
-        assert!(i < self.len, "head {i} of a run of {}", self.len);
-        if let Chunk::Memory(heads) = &mut self.chunks[i / CHUNK] {
-            heads[i % CHUNK] = head;
-            return;
-        }
-        self.with_cached(i / CHUNK, |heads, dirty| {
-            heads[i % CHUNK] = head;
-            *dirty = true;
-        })
-    }
-
-    /// Calls `f` with each head, in order, and keeps what it makes of it.
-    pub fn update(&mut self, mut f: impl FnMut(&mut Head)) {
-        for c in 0..self.chunks.len() {
-            if let Chunk::Memory(heads) = &mut self.chunks[c] {
-                heads.iter_mut().for_each(&mut f);
-                continue;
-            }
-            self.with_cached(c, |heads, dirty| {
-                heads.iter_mut().for_each(&mut f);
-                *dirty = true;
-            });
-        }
-    }
-
-    /// Every head, in order: a chunk on disk is read (or copied from the cache) once.
-    pub fn iter(&self) -> impl Iterator<Item = Head> + '_ {
-        self.chunks.iter().enumerate().flat_map(move |(c, chunk)| {
-            let heads: std::borrow::Cow<'_, [Head]> = match chunk {
-                Chunk::Memory(heads) => std::borrow::Cow::Borrowed(heads),
-                Chunk::Disk(_) => std::borrow::Cow::Owned(self.with_cached(c, |h, _| h.clone())),
-            };
-            (0..heads.len()).map(move |i| heads[i])
-        })
-    }
-
-    /// The run of the heads for which `keep` holds, in order (`keep` is given each head's index too).
-    pub fn filtered(self, mut keep: impl FnMut(usize, &Head) -> bool) -> HeadRun {
-        let mut out = HeadRun::default();
-        out.always_spill = self.always_spill;
-        out.cache_chunks = self.cache_chunks;
-        for (i, h) in self.iter().enumerate() {
-            if keep(i, &h) {
-                out.push(h);
-            }
-        }
-        out
-    }
-
-    /// Calls `f` with chunk `c` (on disk) read into the cache, and whether it was written since.
-    fn with_cached<R>(&self, c: usize, f: impl FnOnce(&mut Vec<Head>, &mut bool) -> R) -> R {
-        let Chunk::Disk(at) = self.chunks[c] else {
-            unreachable!("only chunks on disk are cached")
-        };
-        let file = self.file.as_ref().expect("a chunk on disk has a file");
-        let mut guard = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        let cache = &mut *guard;
-        cache.clock += 1;
-        let slot = match cache.slots.get(cache.last) {
-            Some(s) if s.chunk == c => cache.last,
-            _ => match cache.by_chunk.get(&c) {
-                Some(&s) => s,
-                None => {
-                    let capacity = self
-                        .cache_chunks
-                        .unwrap_or(crate::memory::cache_budget() / CHUNK_BYTES);
-                    let full = match self.cache_chunks {
-                        Some(_) => cache.slots.len() >= capacity.max(1),
-                        None => CACHED.load(Ordering::Relaxed) >= capacity,
-                    };
-                    let mut bytes = vec![0u8; CHUNK * HEAD_BYTES];
-                    file.read_exact_at(&mut bytes, at)
-                        .expect("reading back the heads' spill file");
-                    let fresh = Slot {
-                        chunk: c,
-                        heads: decode(&bytes),
-                        dirty: false,
-                        used: 0,
-                    };
-                    let reuse = (0..cache.slots.len())
-                        .filter(|_| full)
-                        .min_by_key(|&s| cache.slots[s].used);
-                    let s = match reuse {
-                        Some(s) => {
-                            let old = std::mem::replace(&mut cache.slots[s], fresh);
-                            cache.by_chunk.remove(&old.chunk);
-                            if old.dirty {
-                                self.write_back(old.chunk, &old.heads);
-                            }
-                            s
-                        }
-                        None => {
-                            CACHED.fetch_add(1, Ordering::Relaxed);
-                            cache.slots.push(fresh);
-                            cache.slots.len() - 1
-                        }
-                    };
-                    cache.by_chunk.insert(c, s);
-                    s
-                }
-            },
-        };
-        cache.last = slot;
-        let entry = &mut cache.slots[slot];
-        entry.used = cache.clock;
-        f(&mut entry.heads, &mut entry.dirty)
-    }
-
-    fn write_back(&self, c: usize, heads: &[Head]) {
-        let Chunk::Disk(at) = self.chunks[c] else {
-            return;
-        };
-        let file = self.file.as_ref().expect("a chunk on disk has a file");
-        file.write_all_at(&encode(heads), at)
-            .expect("writing back to the heads' spill file");
-    }
-}
-
-fn encode(heads: &[Head]) -> Vec<u8> {
-    let mut out = vec![0u8; heads.len() * HEAD_BYTES];
-    for (h, bytes) in heads.iter().zip(out.chunks_exact_mut(HEAD_BYTES)) {
-        h.encode(bytes);
-    }
-    out
-}
-
-fn decode(bytes: &[u8]) -> Vec<Head> {
-    bytes.chunks_exact(HEAD_BYTES).map(Head::decode).collect()
-}
-
-impl FromIterator<Head> for HeadRun {
-    fn from_iter<I: IntoIterator<Item = Head>>(iter: I) -> Self {
-        let mut run = HeadRun::new();
-        for h in iter {
-            run.push(h);
-        }
-        run
+    fn decode(bytes: &[u8]) -> Head {
+        Head::decode(bytes)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spill::CHUNK;
 
     /// A head whose clock says which it is.
     fn head(i: usize) -> Head {

@@ -48,6 +48,7 @@ pub mod progress;
 pub mod refinement;
 pub mod render;
 pub mod scan;
+pub mod spill;
 mod template_match;
 pub mod time;
 pub mod timeline;

@@ -1,8 +1,8 @@
 //! The memory budget (`check --memory-budget`, default [`DEFAULT_BUDGET`]) and its shares: what the
 //! structures that grow with the number of events keep in memory before they move to disk.
 //!
-//! The shares leave room for what does not move: the scan's buffers (a few MiB per thread), the merge's
-//! per-event order (4 bytes an event, 8 while it is built), the models' state, and the report.
+//! The shares leave room for what does not move: the scan's buffers (a few MiB per thread), a bit per event
+//! in the merge, its causal edges (a few per secret key and leader term), the models' state, and the report.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -20,12 +20,12 @@ pub fn budget() -> usize {
     BUDGET.load(Ordering::Relaxed)
 }
 
-/// Event heads ([`crate::head_run`]): half the budget.
-pub fn heads_budget() -> usize {
+/// Runs of records ([`crate::spill`]: event heads, the merge's chains and order): half the budget.
+pub fn runs_budget() -> usize {
     budget() / 2
 }
 
-/// Decoded chunks of heads read back from disk: a sixteenth.
+/// Decoded chunks of records read back from disk: a sixteenth.
 pub fn cache_budget() -> usize {
     budget() / 16
 }

@@ -210,8 +210,9 @@ pub fn from_inputs(
     // the order nodes first appear in the merged timeline.
     let mut node_names: Vec<Arc<str>> = Vec::new();
     let mut key_of_run_node: Vec<u32> = vec![u32::MAX; run_nodes.len()];
-    for &at in &order {
-        let h = all.get(at as usize);
+    let mut reader = all.reader();
+    for at in order.iter() {
+        let h = reader.get(at as usize);
         if h.has_node() {
             let k = &mut key_of_run_node[h.node as usize];
             if *k == u32::MAX {
@@ -292,17 +293,19 @@ pub fn from_inputs(
 /// block's start to the end of the timeline; `i64::MIN` where one of them is undated (a time without a date
 /// or none), `i64::MAX` where there are no events left.
 fn date_floor(events: &EventStore) -> Vec<i64> {
+    // Each block's own earliest date, then the earliest of it and every block after it.
     let blocks = events.len().div_ceil(DATE_FLOOR_BLOCK);
     let mut floor = vec![i64::MAX; blocks];
-    let mut earliest = i64::MAX;
-    for (i, h) in events.heads().enumerate().rev() {
-        earliest = match h.time() {
-            Some(t) if t.has_date => earliest.min(t.millis),
+    for (i, h) in events.heads().enumerate() {
+        let own = match h.time() {
+            Some(t) if t.has_date => t.millis,
             _ => i64::MIN,
         };
-        if i % DATE_FLOOR_BLOCK == 0 {
-            floor[i / DATE_FLOOR_BLOCK] = earliest;
-        }
+        let block = &mut floor[i / DATE_FLOOR_BLOCK];
+        *block = (*block).min(own);
+    }
+    for b in (0..blocks.saturating_sub(1)).rev() {
+        floor[b] = floor[b].min(floor[b + 1]);
     }
     floor
 }

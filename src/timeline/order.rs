@@ -12,8 +12,9 @@
 //! was the merge's peak memory).
 
 use super::causal::add_causal_edges;
-use crate::event_store::{Gathered, InputData, InputEvents, NO_NODE};
+use crate::event_store::{Gathered, Head, InputData, InputEvents, NO_NODE};
 use crate::happens_before::HappensBefore;
+use crate::spill::Run;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -21,6 +22,14 @@ use std::sync::Arc;
 
 /// Clock, input, byte offset: how ready events are ordered.
 type OrderKey = (i64, u32, u64);
+
+fn order_key(h: &Head) -> OrderKey {
+    (
+        h.time().map_or(i64::MIN, |t| t.millis),
+        h.span.input,
+        h.span.byte_offset,
+    )
+}
 
 /// No event: the end of a chain.
 const NONE: u32 = u32::MAX;
@@ -30,7 +39,7 @@ pub(super) struct Merged {
     /// Every head, each input's a contiguous range in input order; `node` is the run's node number.
     pub all: Gathered,
     /// Indexes into `all`, in merged order.
-    pub order: Vec<u32>,
+    pub order: Run<u32>,
     /// The happens-before graph, over places in the merged order.
     pub happens_before: HappensBefore,
     /// Edges of the graph that run backwards in time by more than the skew tolerance (places in the merged
@@ -45,7 +54,7 @@ pub(super) struct Merged {
 /// The chains of the happens-before graph: each event's successor in its chain, and which events start one.
 struct Chains {
     /// `next[i]`: the event after `i` in its chain ([`NONE`] at a chain's end).
-    next: Vec<u32>,
+    next: Run<u32>,
     /// Bit `i`: event `i`'s chain predecessor is out (set from the start for the first event of a chain).
     pred_done: Vec<u64>,
 }
@@ -69,22 +78,23 @@ fn chains(
     edges: &mut Vec<(u32, u32)>,
 ) -> Chains {
     let mut chains = Chains {
-        next: vec![NONE; all.len()],
+        next: std::iter::repeat_n(NONE, all.len()).collect(),
         pred_done: vec![0; all.len().div_ceil(64)],
     };
     let mut last_of_node: FxHashMap<u32, u32> = FxHashMap::default();
+    let mut reader = all.reader();
     for (input, range) in ranges.iter().enumerate() {
         let one_chain = test_output.get(input).copied().unwrap_or(false);
         // Each node's latest event in this input (node-less events are a chain of their own).
         let mut prev_of_node: FxHashMap<u32, u32> = FxHashMap::default();
         let mut prev: Option<u32> = None;
         for ix in range.clone() {
-            let node = all.get(ix).node;
+            let node = reader.get(ix).node;
             let ix = ix as u32;
             let seen_here = prev_of_node.insert(node, ix);
             let before = if one_chain { prev } else { seen_here };
             match before {
-                Some(p) => chains.next[p as usize] = ix,
+                Some(p) => chains.next.set(p as usize, ix),
                 None => chains.set_pred_done(ix),
             }
             // A node's first event in this input follows its last one in the inputs before (its older rotation).
@@ -154,7 +164,7 @@ pub(super) fn merge(
     add_causal_edges(&all, &data, rules.causal, &mut edges);
     crate::timings::phase("merge: causal edges", clock);
     // An edge the chains already hold (a causal fact within one test-output input) is not listed twice.
-    edges.retain(|&(from, to)| chains.next[from as usize] != to);
+    edges.retain(|&(from, to)| chains.next.get(from as usize) != to);
     edges.sort_unstable();
     edges.dedup();
     let (order, places, skew_warnings, kept_every_edge) =
@@ -173,13 +183,16 @@ pub(super) fn merge(
     } else {
         // The logs contradict themselves and the order broke an edge: the whole graph, over places.
         let mut position = vec![0u32; all.len()];
-        for (p, &i) in order.iter().enumerate() {
+        for (p, i) in order.iter().enumerate() {
             position[i as usize] = p as u32;
         }
         by_place.extend(
-            (0..all.len())
-                .filter(|&i| chains.next[i] != NONE)
-                .map(|i| (position[i], position[chains.next[i] as usize])),
+            chains
+                .next
+                .iter()
+                .enumerate()
+                .filter(|&(_, next)| next != NONE)
+                .map(|(i, next)| (position[i], position[next as usize])),
         );
         by_place.sort_unstable();
         HappensBefore::whole(all.len(), &by_place)
@@ -205,15 +218,9 @@ fn kahn(
     chains: &mut Chains,
     edges: &[(u32, u32)],
     max_skew_ms: i64,
-) -> (Vec<u32>, FxHashMap<u32, u32>, Vec<(u32, u32)>, bool) {
-    let key = |i: u32| {
-        let h = all.get(i as usize);
-        (
-            h.time().map_or(i64::MIN, |t| t.millis),
-            h.span.input,
-            h.span.byte_offset,
-        )
-    };
+) -> (Run<u32>, FxHashMap<u32, u32>, Vec<(u32, u32)>, bool) {
+    // Ready events are read chain by chain, each forwards: a reader that holds each run's chunk.
+    let mut reader = all.reader();
     // The listed in-edges not yet done, of each event that has some.
     let mut waiting: FxHashMap<u32, u32> = FxHashMap::default();
     // The place of each event an edge names, once it is out.
@@ -226,11 +233,13 @@ fn kahn(
     let ready_now = |chains: &Chains, waiting: &FxHashMap<u32, u32>, j: u32| {
         chains.pred_done(j) && !waiting.contains_key(&j)
     };
-    let mut ready: BinaryHeap<Reverse<(OrderKey, u32)>> = (0..all.len() as u32)
-        .filter(|&i| ready_now(chains, &waiting, i))
-        .map(|i| Reverse((key(i), i)))
+    let mut ready: BinaryHeap<Reverse<(OrderKey, u32)>> = all
+        .iter()
+        .zip(0u32..)
+        .filter(|&(_, i)| ready_now(chains, &waiting, i))
+        .map(|(h, i)| Reverse((order_key(&h), i)))
         .collect();
-    let mut order: Vec<u32> = Vec::with_capacity(all.len());
+    let mut order: Run<u32> = Run::new();
     let mut skew_warnings = Vec::new();
     let mut successors: Vec<u32> = Vec::new();
     while let Some(Reverse((_, i))) = ready.pop() {
@@ -244,13 +253,14 @@ fn kahn(
             &edges[edges.partition_point(|e| e.0 < i)..edges.partition_point(|e| e.0 <= i)];
         successors.clear();
         successors.extend(listed.iter().map(|e| e.1));
-        let next = chains.next[i as usize];
+        let next = chains.next.get(i as usize);
         if next != NONE {
             let k = successors.partition_point(|&j| j < next);
             successors.insert(k, next);
         }
+        let a = reader.get(i as usize);
         for &j in &successors {
-            let (a, b) = (all.get(i as usize), all.get(j as usize));
+            let b = reader.get(j as usize);
             if let (Some(ta), Some(tb)) = (a.time(), b.time()) {
                 let apart = a.span.input != b.span.input || a.node != b.node;
                 if ta.millis - tb.millis > max_skew_ms && apart {
@@ -267,7 +277,7 @@ fn kahn(
                 }
             }
             if ready_now(chains, &waiting, j) {
-                ready.push(Reverse((key(j), j)));
+                ready.push(Reverse((order_key(&b), j)));
             }
         }
     }
@@ -275,13 +285,13 @@ fn kahn(
     if !kept_every_edge {
         // The logs contradict themselves (a key used before it was made): fall back to clocks for the rest.
         let mut done = vec![false; all.len()];
-        for &i in &order {
+        for i in order.iter() {
             done[i as usize] = true;
         }
         let mut rest: Vec<u32> = (0..all.len() as u32)
             .filter(|&i| !done[i as usize])
             .collect();
-        rest.sort_by_key(|&i| key(i));
+        rest.sort_by_key(|&i| order_key(&reader.get(i as usize)));
         for i in rest {
             if let Some(p) = places.get_mut(&i) {
                 *p = order.len() as u32;
@@ -298,7 +308,6 @@ mod tests {
     use super::super::MergeRules;
     use super::*;
     use crate::event::Span;
-    use crate::event_store::Head;
     use crate::happens_before::Adjacency;
     use crate::monitor::testkit::{ev, text};
     use crate::value::Value;
@@ -505,10 +514,11 @@ mod tests {
             all.append(heads.iter().copied().collect());
             let (order, warnings, whole) =
                 merge_by_whole_graph(&heads, &all, &ranges, &got.data, &test_output, skew);
-            prop_assert_eq!(&got.order, &order);
+            let got_order: Vec<u32> = got.order.iter().collect();
+            prop_assert_eq!(&got_order, &order);
             prop_assert_eq!(&got.skew_warnings, &warnings);
             let chain = |p: usize| {
-                let h = &heads[got.order[p] as usize];
+                let h = &heads[got.order.get(p) as usize];
                 let node = if test_output[h.span.input as usize] { u32::MAX - 1 } else { h.node };
                 (u64::from(h.span.input) << 32) | u64::from(node)
             };

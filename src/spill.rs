@@ -1,0 +1,372 @@
+//! Runs of fixed-size records (event heads, the merged order) that move to disk past the memory budget:
+//! what lets `check` keep the same memory whatever the number of events.
+//!
+//! Records are kept in chunks of [`CHUNK`]. A full chunk stays in memory while every run of the process
+//! together holds at most the runs' share of the budget ([`crate::memory::runs_budget`]); past it, it is
+//! written to the run's unlinked temporary file. Reading a record on disk reads its whole chunk into a small
+//! cache of decoded chunks ([`crate::memory::cache_budget`] for all runs, least recently used out first),
+//! so reads that go forwards (every pass over a run, and the merged order, which reads each chain forwards)
+//! cost one file read per chunk. A record written to a chunk on disk is written to its cached copy, which
+//! goes back to the file when it leaves the cache.
+//!
+//! Below the budget nothing is written: a run is its chunks in memory.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// A record a [`Run`] keeps: copied in and out, and written to disk as [`Record::BYTES`] bytes.
+pub trait Record: Copy + std::fmt::Debug {
+    const BYTES: usize;
+    fn encode(&self, out: &mut [u8]);
+    fn decode(bytes: &[u8]) -> Self;
+}
+
+impl Record for u32 {
+    const BYTES: usize = 4;
+
+    fn encode(&self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_le_bytes());
+    }
+
+    fn decode(bytes: &[u8]) -> u32 {
+        u32::from_le_bytes(bytes.try_into().expect("4 bytes"))
+    }
+}
+
+/// Records per chunk (18.5 KiB of event heads on disk).
+pub const CHUNK: usize = 256;
+
+/// Bytes every run of the process holds in memory (chunks not on disk; the caches are counted by their own
+/// budget).
+static IN_MEMORY: AtomicUsize = AtomicUsize::new(0);
+
+/// A record's bytes in memory times the chunk.
+const fn chunk_bytes<T>() -> usize {
+    CHUNK * std::mem::size_of::<T>()
+}
+
+#[derive(Debug)]
+enum Chunk<T> {
+    Memory(Vec<T>),
+    /// `CHUNK` records at this offset of the run's file.
+    Disk(u64),
+}
+
+/// Bytes every run's cache holds decoded.
+static CACHED: AtomicUsize = AtomicUsize::new(0);
+
+/// A chunk read from the file, decoded.
+#[derive(Debug)]
+struct Slot<T> {
+    chunk: usize,
+    heads: Vec<T>,
+    /// Written since it was read: it goes back to the file when it leaves the cache.
+    dirty: bool,
+    /// When it was last used (the cache's clock).
+    used: u64,
+}
+
+/// A run's decoded chunks. The process's caches together hold the budget's share
+/// ([`crate::memory::cache_budget`]); past it, a run reuses its least recently used slot, so every run
+/// keeps at least one.
+#[derive(Debug)]
+struct Cache<T> {
+    slots: Vec<Slot<T>>,
+    /// Which slot holds a chunk.
+    by_chunk: rustc_hash::FxHashMap<usize, usize>,
+    clock: u64,
+    /// The slot used last: reads go forwards, so most reads are of its chunk.
+    last: usize,
+}
+
+impl<T> Drop for Cache<T> {
+    fn drop(&mut self) {
+        CACHED.fetch_sub(self.slots.len() * chunk_bytes::<T>(), Ordering::Relaxed);
+    }
+}
+
+/// A sequence of records, in memory up to the budget and on disk past it.
+#[derive(Debug)]
+pub struct Run<T: Record> {
+    chunks: Vec<Chunk<T>>,
+    len: usize,
+    file: Option<Arc<File>>,
+    file_len: u64,
+    cache: Mutex<Cache<T>>,
+    /// Spill every full chunk whatever the budget (tests of the disk path).
+    always_spill: bool,
+    /// Chunks the cache holds, if not the budget's share (tests of eviction).
+    cache_chunks: Option<usize>,
+}
+
+impl<T: Record> Default for Run<T> {
+    fn default() -> Self {
+        Run {
+            chunks: Vec::new(),
+            len: 0,
+            file: None,
+            file_len: 0,
+            cache: Mutex::new(Cache {
+                slots: Vec::new(),
+                by_chunk: Default::default(),
+                clock: 0,
+                last: 0,
+            }),
+            always_spill: false,
+            cache_chunks: None,
+        }
+    }
+}
+
+impl<T: Record> Drop for Run<T> {
+    fn drop(&mut self) {
+        let held = self
+            .chunks
+            .iter()
+            .filter(|c| matches!(c, Chunk::Memory(_)))
+            .count();
+        IN_MEMORY.fetch_sub(held * chunk_bytes::<T>(), Ordering::Relaxed);
+    }
+}
+
+impl<T: Record> Run<T> {
+    pub fn new() -> Run<T> {
+        Run::default()
+    }
+
+    /// A run that writes every full chunk to disk and caches two (tests of the disk path).
+    pub fn spilling() -> Run<T> {
+        let mut run = Run::default();
+        run.always_spill = true;
+        run.cache_chunks = Some(2);
+        run
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Does some of it live on disk?
+    pub fn spilled(&self) -> bool {
+        self.on_disk() > 0
+    }
+
+    /// How many of its heads live on disk.
+    pub fn on_disk(&self) -> usize {
+        CHUNK
+            * self
+                .chunks
+                .iter()
+                .filter(|c| matches!(c, Chunk::Disk(_)))
+                .count()
+    }
+
+    pub fn push(&mut self, head: T) {
+        if self.len % CHUNK == 0 {
+            IN_MEMORY.fetch_add(chunk_bytes::<T>(), Ordering::Relaxed);
+            self.chunks.push(Chunk::Memory(Vec::with_capacity(CHUNK)));
+        }
+        if let Some(Chunk::Memory(heads)) = self.chunks.last_mut() {
+            heads.push(head);
+        }
+        self.len += 1;
+        if self.len % CHUNK == 0
+            && (self.always_spill
+                || IN_MEMORY.load(Ordering::Relaxed) > crate::memory::runs_budget())
+        {
+            self.spill_last();
+        }
+    }
+
+    /// Writes the last (full) chunk to the file; keeps it in memory where no file can be written.
+    fn spill_last(&mut self) {
+        let Some(Chunk::Memory(heads)) = self.chunks.last() else {
+            return;
+        };
+        if self.file.is_none() {
+            match tempfile::tempfile() {
+                Ok(f) => self.file = Some(Arc::new(f)),
+                // No temporary directory: correct, only larger.
+                Err(_) => return,
+            }
+        }
+        let Some(file) = &self.file else { return };
+        let bytes = encode(heads);
+        if file.write_all_at(&bytes, self.file_len).is_err() {
+            // A full disk: this chunk stays in memory.
+            return;
+        }
+        let at = self.file_len;
+        self.file_len += bytes.len() as u64;
+        if let Some(last) = self.chunks.last_mut() {
+            *last = Chunk::Disk(at);
+        }
+        IN_MEMORY.fetch_sub(chunk_bytes::<T>(), Ordering::Relaxed);
+    }
+
+    /// Record `i`. Panics past the end, as a slice does.
+    pub fn get(&self, i: usize) -> T {
+        assert!(i < self.len, "record {i} of a run of {}", self.len);
+        match &self.chunks[i / CHUNK] {
+            Chunk::Memory(records) => records[i % CHUNK],
+            Chunk::Disk(_) => self.with_cached(i / CHUNK, |heads, _| heads[i % CHUNK]),
+        }
+    }
+
+    /// Sets record `i`.
+    pub fn set(&mut self, i: usize, head: T) {
+        assert!(i < self.len, "record {i} of a run of {}", self.len);
+        if let Chunk::Memory(heads) = &mut self.chunks[i / CHUNK] {
+            heads[i % CHUNK] = head;
+            return;
+        }
+        self.with_cached(i / CHUNK, |heads, dirty| {
+            heads[i % CHUNK] = head;
+            *dirty = true;
+        })
+    }
+
+    /// Calls `f` with each head, in order, and keeps what it makes of it.
+    pub fn update(&mut self, mut f: impl FnMut(&mut T)) {
+        for c in 0..self.chunks.len() {
+            if let Chunk::Memory(heads) = &mut self.chunks[c] {
+                heads.iter_mut().for_each(&mut f);
+                continue;
+            }
+            self.with_cached(c, |heads, dirty| {
+                heads.iter_mut().for_each(&mut f);
+                *dirty = true;
+            });
+        }
+    }
+
+    /// Every record, in order: a chunk on disk is read (or copied from the cache) once.
+    pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
+        self.iter_from(0)
+    }
+
+    /// The records from `start` on, in order.
+    pub fn iter_from(&self, start: usize) -> impl Iterator<Item = T> + '_ {
+        let first = start.min(self.len);
+        (first / CHUNK..self.chunks.len()).flat_map(move |c| {
+            let records = self.chunk(c);
+            let from = if c == first / CHUNK { first % CHUNK } else { 0 };
+            (from..records.len()).map(move |i| records[i])
+        })
+    }
+
+    /// Chunk `c`'s records: borrowed when in memory, a copy when on disk (read once into the cache).
+    pub fn chunk(&self, c: usize) -> std::borrow::Cow<'_, [T]> {
+        match &self.chunks[c] {
+            Chunk::Memory(records) => std::borrow::Cow::Borrowed(records),
+            Chunk::Disk(_) => std::borrow::Cow::Owned(self.with_cached(c, |r, _| r.clone())),
+        }
+    }
+
+    /// The run of the heads for which `keep` holds, in order (`keep` is given each head's index too).
+    pub fn filtered(self, mut keep: impl FnMut(usize, &T) -> bool) -> Run<T> {
+        let mut out = Run::default();
+        out.always_spill = self.always_spill;
+        out.cache_chunks = self.cache_chunks;
+        for (i, h) in self.iter().enumerate() {
+            if keep(i, &h) {
+                out.push(h);
+            }
+        }
+        out
+    }
+
+    /// Calls `f` with chunk `c` (on disk) read into the cache, and whether it was written since.
+    fn with_cached<R>(&self, c: usize, f: impl FnOnce(&mut Vec<T>, &mut bool) -> R) -> R {
+        let Chunk::Disk(at) = self.chunks[c] else {
+            unreachable!("only chunks on disk are cached")
+        };
+        let file = self.file.as_ref().expect("a chunk on disk has a file");
+        let mut guard = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        let cache = &mut *guard;
+        cache.clock += 1;
+        let slot = match cache.slots.get(cache.last) {
+            Some(s) if s.chunk == c => cache.last,
+            _ => match cache.by_chunk.get(&c) {
+                Some(&s) => s,
+                None => {
+                    let capacity = crate::memory::cache_budget();
+                    let full = match self.cache_chunks {
+                        Some(chunks) => cache.slots.len() >= chunks.max(1),
+                        None => CACHED.load(Ordering::Relaxed) >= capacity,
+                    };
+                    let mut bytes = vec![0u8; CHUNK * T::BYTES];
+                    file.read_exact_at(&mut bytes, at)
+                        .expect("reading back a spill file");
+                    let fresh = Slot {
+                        chunk: c,
+                        heads: decode(&bytes),
+                        dirty: false,
+                        used: 0,
+                    };
+                    let reuse = (0..cache.slots.len())
+                        .filter(|_| full)
+                        .min_by_key(|&s| cache.slots[s].used);
+                    let s = match reuse {
+                        Some(s) => {
+                            let old = std::mem::replace(&mut cache.slots[s], fresh);
+                            cache.by_chunk.remove(&old.chunk);
+                            if old.dirty {
+                                self.write_back(old.chunk, &old.heads);
+                            }
+                            s
+                        }
+                        None => {
+                            CACHED.fetch_add(chunk_bytes::<T>(), Ordering::Relaxed);
+                            cache.slots.push(fresh);
+                            cache.slots.len() - 1
+                        }
+                    };
+                    cache.by_chunk.insert(c, s);
+                    s
+                }
+            },
+        };
+        cache.last = slot;
+        let entry = &mut cache.slots[slot];
+        entry.used = cache.clock;
+        f(&mut entry.heads, &mut entry.dirty)
+    }
+
+    fn write_back(&self, c: usize, heads: &[T]) {
+        let Chunk::Disk(at) = self.chunks[c] else {
+            return;
+        };
+        let file = self.file.as_ref().expect("a chunk on disk has a file");
+        file.write_all_at(&encode(heads), at)
+            .expect("writing back to a spill file");
+    }
+}
+
+fn encode<T: Record>(records: &[T]) -> Vec<u8> {
+    let mut out = vec![0u8; records.len() * T::BYTES];
+    for (r, bytes) in records.iter().zip(out.chunks_exact_mut(T::BYTES)) {
+        r.encode(bytes);
+    }
+    out
+}
+
+fn decode<T: Record>(bytes: &[u8]) -> Vec<T> {
+    bytes.chunks_exact(T::BYTES).map(T::decode).collect()
+}
+
+impl<T: Record> FromIterator<T> for Run<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let mut run = Run::new();
+        for h in iter {
+            run.push(h);
+        }
+        run
+    }
+}
