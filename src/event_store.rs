@@ -368,6 +368,17 @@ impl InputEvents {
         }
     }
 
+    /// A copy of these events (a live check looks at what has arrived while more arrives). Each event is
+    /// read back and kept again, so the copy keeps to the memory budget as the original does.
+    pub fn copy(&self) -> InputEvents {
+        let mut out = InputEvents::new();
+        for i in 0..self.len() {
+            let h = self.heads.get(i);
+            out.push(materialize(&h, &self.data, &self.nodes));
+        }
+        out
+    }
+
     /// Every event, in input order (tests and the passes that need whole events).
     pub fn events(&self) -> Vec<Event> {
         (0..self.len()).map(|i| self.event(i)).collect()

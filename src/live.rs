@@ -10,7 +10,7 @@
 //! lines the grammar turns into events), not with the input: lines are not kept.
 
 use crate::check::{Checked, Inputs, ModelReport, Pipeline, Scanned};
-use crate::event::Event;
+use crate::event_store::InputEvents;
 use crate::grammar::Grammar;
 use crate::input::Source;
 use crate::monitor::Violation;
@@ -26,7 +26,8 @@ pub const TICK: Duration = Duration::from_millis(250);
 
 /// What the scanning threads share with the checking one.
 struct Arrived {
-    per_input: Vec<Vec<Event>>,
+    /// Kept compactly, and on disk past the memory budget ([`InputEvents`]).
+    per_input: Vec<InputEvents>,
     /// Set when an input ends (a followed file never does).
     stats: Vec<Option<InputStats>>,
 }
@@ -98,7 +99,7 @@ pub fn check_live(
 ) -> (Timeline, Vec<ModelReport>, End) {
     let shared = Arc::new(Shared {
         arrived: Mutex::new(Arrived {
-            per_input: vec![Vec::new(); sources.len()],
+            per_input: (0..sources.len()).map(|_| InputEvents::new()).collect(),
             stats: vec![None; sources.len()],
         }),
         news: AtomicBool::new(false),
@@ -141,10 +142,11 @@ pub fn check_live(
             }
         }
     };
-    // What has arrived so far, checked by the pipeline as a batch check of these inputs would check it.
-    let look = |pipeline: &Pipeline| -> Checked {
+    // What has arrived so far, checked by the pipeline as a batch check of these inputs would check it: a
+    // copy while more may arrive, the events themselves at the end.
+    let look = |pipeline: &Pipeline, last: bool| -> Checked {
         let scanned = {
-            let a = shared
+            let mut a = shared
                 .arrived
                 .lock()
                 .expect("no scanner panics while holding the lock");
@@ -159,7 +161,14 @@ pub fn check_live(
                     })
                 })
                 .collect();
-            Scanned::from_events(inputs, a.per_input.clone())
+            let events = if last {
+                // A stopped check's scanners may still push: they find empty inputs.
+                let fresh = (0..a.per_input.len()).map(|_| InputEvents::new()).collect();
+                std::mem::replace(&mut a.per_input, fresh)
+            } else {
+                a.per_input.iter().map(InputEvents::copy).collect()
+            };
+            Scanned::new(inputs, events)
         };
         pipeline.run(Inputs::Scanned(scanned), &mut ())
     };
@@ -208,14 +217,14 @@ pub fn check_live(
             let started = std::time::Instant::now();
             let Checked {
                 timeline, reports, ..
-            } = look(&partial);
+            } = look(&partial, false);
             report_new(&timeline, &reports);
             pause = TICK.max(started.elapsed() * 2);
         }
     }
     let Checked {
         timeline, reports, ..
-    } = look(pipeline);
+    } = look(pipeline, true);
     report_new(&timeline, &reports);
     (timeline, reports, end)
 }

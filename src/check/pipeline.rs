@@ -79,7 +79,8 @@ impl Scanned {
         Scanned::new(stats, events)
     }
 
-    fn new(stats: Vec<InputStats>, events: Vec<InputEvents>) -> Scanned {
+    /// Events kept compactly (a live check's events so far).
+    pub fn new(stats: Vec<InputStats>, events: Vec<InputEvents>) -> Scanned {
         let test_output = crate::timeline::test_layout(&stats);
         Scanned {
             stats,
