@@ -155,6 +155,8 @@ pub fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         )),
         None => None,
     };
+    // The coverage report's file too.
+    let coverage_report = coverage.open_report()?;
     let (mut had_errors, mut violated, mut checks) = (false, false, 0);
     let mut coverages = Vec::new();
     // Each run's inputs: logs, or the inputs of event streams.
@@ -237,7 +239,7 @@ pub fn cmd_check(check: &CheckArgs) -> Result<i32, Report> {
         bar.finish_and_clear();
     }
     renderer.end(&mut out).map_err(out_err)?;
-    coverage.write(&mut out, format, &coverages, per_file)?;
+    coverage.write(&mut out, format, &coverages, per_file, coverage_report)?;
     if let (Some((html, mut sink, _)), Some(path)) = (page, report) {
         html.write(
             &mut sink,

@@ -47,22 +47,72 @@ impl CoverageArgs {
         Ok(())
     }
 
-    /// After the report: the table (`--coverage` with a text format) into `out`, and the report file.
+    /// The report file's sink (`--coverage-report FILE`), made before the check as `-o`'s and `--report`'s
+    /// are, so that a wrong directory fails before the check, not after it.
+    pub fn open_report(&self) -> Result<Option<ReportFile>, Report> {
+        self.coverage_report
+            .as_ref()
+            .map(|path| {
+                let sink = super::out::Sink::new(Some(path)).map_err(|e| cannot(path, e))?;
+                Ok(ReportFile {
+                    path: path.clone(),
+                    sink,
+                })
+            })
+            .transpose()
+    }
+
+    /// After the report: the table (`--coverage` with a text format) into `out`, and the report file
+    /// ([`CoverageArgs::open_report`]).
     pub fn write(
         &self,
         out: &mut dyn Write,
         format: Format,
         runs: &[RunCoverage],
         per_file: bool,
+        report: Option<ReportFile>,
     ) -> Result<(), Report> {
         if self.coverage && shows_table(format) {
             crate::render::coverage::write_text(out, runs, per_file).map_err(super::out_err)?;
         }
-        if let Some(path) = &self.coverage_report {
-            write_report(path, runs, per_file)?;
+        if let Some(report) = report {
+            report.write(runs, per_file)?;
         }
         Ok(())
     }
+}
+
+/// The coverage report's file, open before the check.
+pub struct ReportFile {
+    path: PathBuf,
+    sink: super::out::Sink,
+}
+
+impl ReportFile {
+    /// Writes the report whole or not at all (as `-o` does): Markdown, or HTML by the file's extension.
+    fn write(mut self, runs: &[RunCoverage], per_file: bool) -> Result<(), Report> {
+        let path = self.path;
+        let html = path
+            .extension()
+            .and_then(|x| x.to_str())
+            .is_some_and(|x| x.eq_ignore_ascii_case("html") || x.eq_ignore_ascii_case("htm"));
+        let written = if html {
+            crate::render::coverage::write_html(&mut self.sink, runs, per_file)
+        } else {
+            crate::render::coverage::write_markdown(&mut self.sink, runs, per_file)
+        };
+        written
+            .and_then(|_| self.sink.finish())
+            .map_err(|e| cannot(&path, e))
+    }
+}
+
+fn cannot(path: &Path, e: std::io::Error) -> Report {
+    miette!(
+        code = "ozone_conform::coverage_report",
+        "cannot write the coverage report {}: {e}",
+        path.display()
+    )
 }
 
 /// The formats after whose report a text table may stand.
@@ -77,28 +127,6 @@ fn format_name(format: Format) -> String {
     clap::ValueEnum::to_possible_value(&format)
         .map(|v| v.get_name().to_string())
         .unwrap_or_default()
-}
-
-/// Writes the report whole or not at all (as `-o` does): Markdown, or HTML by the file's extension.
-fn write_report(path: &Path, runs: &[RunCoverage], per_file: bool) -> Result<(), Report> {
-    let html = path
-        .extension()
-        .and_then(|x| x.to_str())
-        .is_some_and(|x| x.eq_ignore_ascii_case("html") || x.eq_ignore_ascii_case("htm"));
-    let cannot = |e: std::io::Error| {
-        miette!(
-            code = "ozone_conform::coverage_report",
-            "cannot write the coverage report {}: {e}",
-            path.display()
-        )
-    };
-    let mut sink = super::out::Sink::new(Some(path)).map_err(cannot)?;
-    let written = if html {
-        crate::render::coverage::write_html(&mut sink, runs, per_file)
-    } else {
-        crate::render::coverage::write_markdown(&mut sink, runs, per_file)
-    };
-    written.and_then(|_| sink.finish()).map_err(cannot)
 }
 
 /// A run's coverage from the models' witnessed actions (`None` where they were not asked for); inferred

@@ -6,6 +6,12 @@ use serde_json::Value;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
+/// Whether the long forms of the sweeps sized for `cargo test` run: `OZONE_CONFORM_LONG=1`
+/// (`benches/long_tests.sh`; the library's unit tests read the same variable).
+pub fn long() -> bool {
+    std::env::var_os("OZONE_CONFORM_LONG").is_some_and(|v| v != "0" && !v.is_empty())
+}
+
 /// The clock and zone offsets the clock-shift tests give one node: ±30 min, ±1 h, ±2 h (a host left on
 /// another zone, a DST slip).
 pub const SHIFTS_MIN: [i64; 6] = [-120, -60, -30, 30, 60, 120];
