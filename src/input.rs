@@ -383,6 +383,25 @@ fn walk_dir(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// Every directory under `root` (itself included) that holds a log file ([`is_log_file_name`]), sorted: the
+/// fixture directories the tests check one by one.
+#[cfg(any(test, feature = "testing"))]
+pub fn log_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_dir())
+        .map(|e| e.into_path())
+        .filter(|d| {
+            std::fs::read_dir(d).is_ok_and(|mut entries| {
+                entries.any(|f| f.is_ok_and(|f| is_log_file_name(&f.file_name().to_string_lossy())))
+            })
+        })
+        .collect();
+    dirs.sort();
+    dirs
+}
+
 /// `*.log`, rotated `*.log.N` and DailyRollingFileAppender `*.log.2026-08-23`, `*.gz`, surefire `*-output.txt`.
 pub fn is_log_file_name(name: &str) -> bool {
     if name.ends_with(".log") || name.ends_with(".gz") || name.ends_with("-output.txt") {

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A record a [`Run`] keeps: copied in and out, and written to disk as [`Record::BYTES`] bytes.
-pub trait Record: Copy + std::fmt::Debug {
+pub trait Record: Copy + PartialEq + std::fmt::Debug {
     const BYTES: usize;
     fn encode(&self, out: &mut [u8]);
     fn decode(bytes: &[u8]) -> Self;
@@ -226,9 +226,12 @@ impl<T: Record> Run<T> {
             heads[i % CHUNK] = head;
             return;
         }
-        self.with_cached(i / CHUNK, |heads, dirty| {
-            heads[i % CHUNK] = head;
-            *dirty = true;
+        // A chunk whose records do not change is not written back.
+        self.with_cached(i / CHUNK, |records, dirty| {
+            if records[i % CHUNK] != head {
+                records[i % CHUNK] = head;
+                *dirty = true;
+            }
         })
     }
 
@@ -239,9 +242,12 @@ impl<T: Record> Run<T> {
                 heads.iter_mut().for_each(&mut f);
                 continue;
             }
-            self.with_cached(c, |heads, dirty| {
-                heads.iter_mut().for_each(&mut f);
-                *dirty = true;
+            self.with_cached(c, |records, dirty| {
+                for r in records.iter_mut() {
+                    let before = *r;
+                    f(r);
+                    *dirty |= *r != before;
+                }
             });
         }
     }
@@ -261,12 +267,25 @@ impl<T: Record> Run<T> {
         })
     }
 
-    /// Chunk `c`'s records: borrowed when in memory, a copy when on disk (read once into the cache).
+    /// Chunk `c`'s records: borrowed when in memory, a copy when on disk. A pass that reads forwards reads
+    /// each chunk once, so a chunk the cache does not hold is read from the file and not cached (the cache
+    /// keeps what random reads and writes need).
     pub fn chunk(&self, c: usize) -> std::borrow::Cow<'_, [T]> {
-        match &self.chunks[c] {
-            Chunk::Memory(records) => std::borrow::Cow::Borrowed(records),
-            Chunk::Disk(_) => std::borrow::Cow::Owned(self.with_cached(c, |r, _| r.clone())),
+        let at = match &self.chunks[c] {
+            Chunk::Memory(records) => return std::borrow::Cow::Borrowed(records),
+            Chunk::Disk(at) => *at,
+        };
+        {
+            let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(&s) = cache.by_chunk.get(&c) {
+                return std::borrow::Cow::Owned(cache.slots[s].heads.clone());
+            }
         }
+        let file = self.file.as_ref().expect("a chunk on disk has a file");
+        let mut bytes = vec![0u8; CHUNK * T::BYTES];
+        file.read_exact_at(&mut bytes, at)
+            .expect("reading back a spill file");
+        std::borrow::Cow::Owned(decode(&bytes))
     }
 
     /// The run of the heads for which `keep` holds, in order (`keep` is given each head's index too).

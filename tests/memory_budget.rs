@@ -25,47 +25,30 @@ fn check(budget: Option<&str>, inputs: &[PathBuf]) -> (i32, String, String) {
     )
 }
 
-/// Heads on disk, as the timing note says (`events: N heads, M of them on disk`).
-fn heads_on_disk(notes: &str) -> usize {
+/// The number after `after` in the timing note that starts `timing: PREFIX`.
+fn noted(notes: &str, prefix: &str, after: &str) -> usize {
     notes
         .lines()
-        .find_map(|l| l.strip_prefix("timing: events: "))
-        .and_then(|l| l.split(", ").nth(1))
+        .find_map(|l| l.strip_prefix("timing: ")?.strip_prefix(prefix))
+        .and_then(|l| l.split(after).nth(1))
         .and_then(|l| l.split(' ').next())
         .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no events note in {notes}"))
+        .unwrap_or_else(|| panic!("no `{prefix}` note with `{after}` in {notes}"))
 }
 
-/// The parts the repeated-record keys were sorted in, as the timing note says.
+/// Heads on disk, as the timing note says (`events: N heads, M of them on disk`).
+fn heads_on_disk(notes: &str) -> usize {
+    noted(notes, "events: ", "heads, ")
+}
+
+/// The parts the repeated-record keys were sorted in (`repeated records: N keys sorted in P part(s)`).
 fn key_parts(notes: &str) -> usize {
-    notes
-        .lines()
-        .find_map(|l| l.strip_prefix("timing: repeated records: "))
-        .and_then(|l| l.split(" sorted in ").nth(1))
-        .and_then(|l| l.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no repeated-records note in {notes}"))
+    noted(notes, "repeated records: ", "sorted in ")
 }
 
 /// Every directory under `tests/fixtures` that holds log files.
 fn fixture_dirs() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = walkdir::WalkDir::new(common::path("tests/fixtures"))
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_dir())
-        .map(|e| e.into_path())
-        .filter(|d| {
-            std::fs::read_dir(d).is_ok_and(|mut entries| {
-                entries.any(|f| {
-                    f.is_ok_and(|f| {
-                        ozone_conform::input::is_log_file_name(&f.file_name().to_string_lossy())
-                    })
-                })
-            })
-        })
-        .collect();
-    dirs.sort();
-    dirs
+    ozone_conform::input::log_dirs(&common::path("tests/fixtures"))
 }
 
 #[test]

@@ -232,9 +232,16 @@ pub fn from_inputs(
         .iter()
         .map(|n| services.get(n).copied())
         .collect();
+    // One pass in merged order (past the memory budget each pass reads the heads back from disk): each
+    // node's first line, the kinds each node logs, the lifecycle steps and each block's earliest date.
     let mut first_seen = vec![false; node_names.len()];
     let mut started_in_view = std::collections::HashSet::new();
-    for h in events.heads() {
+    let words = EventKind::ALL.len().div_ceil(64);
+    let mut kinds_by_node = vec![vec![0u64; words]; node_names.len()];
+    let mut lifecycle = Lifecycle::default();
+    let mut life = LifeSteps::default();
+    let mut date_floor = vec![i64::MAX; events.len().div_ceil(DATE_FLOOR_BLOCK)];
+    for (i, h) in events.heads().enumerate() {
         if let Some(k) = h.node() {
             if !std::mem::replace(&mut first_seen[k as usize], true)
                 && matches!(
@@ -247,17 +254,9 @@ pub fn from_inputs(
             {
                 started_in_view.insert(node_names[k as usize].clone());
             }
+            let kind = h.kind.index();
+            kinds_by_node[k as usize][kind / 64] |= 1 << (kind % 64);
         }
-    }
-    let words = EventKind::ALL.len().div_ceil(64);
-    let mut kinds_by_node = vec![vec![0u64; words]; node_names.len()];
-    for h in events.heads().filter(|h| h.has_node()) {
-        let k = h.kind.index();
-        kinds_by_node[h.node as usize][k / 64] |= 1 << (k % 64);
-    }
-    let mut lifecycle = Lifecycle::default();
-    let mut life = LifeSteps::default();
-    for (i, h) in events.heads().enumerate() {
         let test = test_output
             .get(h.span.input as usize)
             .copied()
@@ -265,9 +264,18 @@ pub fn from_inputs(
         if let Some(step) = lifecycle.observe_step(i, h.kind, h.node(), test) {
             life.set(i, step);
         }
+        let dated = match h.time() {
+            Some(t) if t.has_date => t.millis,
+            _ => i64::MIN,
+        };
+        let block = &mut date_floor[i / DATE_FLOOR_BLOCK];
+        *block = (*block).min(dated);
+    }
+    // A block's floor is the earliest date of it and every block after it.
+    for b in (0..date_floor.len().saturating_sub(1)).rev() {
+        date_floor[b] = date_floor[b].min(date_floor[b + 1]);
     }
     let clocks = Clocks::learn(&events, &node_names, &skew_warnings, max_skew_ms);
-    let date_floor = date_floor(&events);
     crate::timings::phase("merge: renumbering, nodes and lifecycle", &mut clock);
     let mut timeline = Timeline {
         kinds_by_node,
@@ -287,27 +295,6 @@ pub fn from_inputs(
     };
     timeline.set_utc_offsets(GivenOffsets::default());
     timeline
-}
-
-/// For each block of [`DATE_FLOOR_BLOCK`] events, the earliest local time (ms) of the events from the
-/// block's start to the end of the timeline; `i64::MIN` where one of them is undated (a time without a date
-/// or none), `i64::MAX` where there are no events left.
-fn date_floor(events: &EventStore) -> Vec<i64> {
-    // Each block's own earliest date, then the earliest of it and every block after it.
-    let blocks = events.len().div_ceil(DATE_FLOOR_BLOCK);
-    let mut floor = vec![i64::MAX; blocks];
-    for (i, h) in events.heads().enumerate() {
-        let own = match h.time() {
-            Some(t) if t.has_date => t.millis,
-            _ => i64::MIN,
-        };
-        let block = &mut floor[i / DATE_FLOOR_BLOCK];
-        *block = (*block).min(own);
-    }
-    for b in (0..blocks.saturating_sub(1)).rev() {
-        floor[b] = floor[b].min(floor[b + 1]);
-    }
-    floor
 }
 
 impl Timeline {
@@ -953,22 +940,7 @@ mod tests {
     fn a_check_of_spilled_events_is_the_check_of_events_in_memory() {
         let grammar = Grammar::embedded().unwrap();
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-        let mut dirs: Vec<std::path::PathBuf> = walkdir::WalkDir::new(&root)
-            .into_iter()
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_dir())
-            .map(|e| e.into_path())
-            .filter(|d| {
-                std::fs::read_dir(d).is_ok_and(|mut entries| {
-                    entries.any(|f| {
-                        f.is_ok_and(|f| {
-                            crate::input::is_log_file_name(&f.file_name().to_string_lossy())
-                        })
-                    })
-                })
-            })
-            .collect();
-        dirs.sort();
+        let dirs = crate::input::log_dirs(&root);
         let (mut runs, mut violated) = (0, 0);
         for dir in &dirs {
             let args = vec![dir.to_string_lossy().into_owned()];
