@@ -372,8 +372,7 @@ impl InputEvents {
     /// read back and kept again, so the copy keeps to the memory budget as the original does.
     pub fn copy(&self) -> InputEvents {
         let mut out = InputEvents::new();
-        for i in 0..self.len() {
-            let h = self.heads.get(i);
+        for h in self.heads.iter() {
             out.push(materialize(&h, &self.data, &self.nodes));
         }
         out
@@ -432,16 +431,18 @@ impl Gathered {
         self.len == 0
     }
 
+    /// Which run holds head `i` of the numbering, and its place there.
+    #[inline]
+    fn locate(&self, i: usize) -> (usize, usize) {
+        let r = self.starts.partition_point(|&s| s <= i) - 1;
+        (r, i - self.starts[r])
+    }
+
     /// Head `i` of the numbering.
     #[inline]
     pub fn get(&self, i: usize) -> Head {
-        let r = self.starts.partition_point(|&s| s <= i) - 1;
-        self.runs[r].get(i - self.starts[r])
-    }
-
-    /// The runs, each with where its heads start in the numbering.
-    pub fn runs(&self) -> impl Iterator<Item = (usize, &HeadRun)> {
-        self.starts.iter().copied().zip(&self.runs)
+        let (r, local) = self.locate(i);
+        self.runs[r].get(local)
     }
 
     /// How many heads live on disk.
@@ -475,8 +476,7 @@ impl GatheredReader<'_> {
     /// Head `i` of the numbering.
     #[inline]
     pub fn get(&mut self, i: usize) -> Head {
-        let r = self.all.starts.partition_point(|&s| s <= i) - 1;
-        let local = i - self.all.starts[r];
+        let (r, local) = self.all.locate(i);
         let (c, at) = (local / CHUNK, local % CHUNK);
         match &self.current[r] {
             Some((held, heads)) if *held == c => heads[at],
@@ -541,7 +541,12 @@ impl EventStore {
     /// The head of event `i` of the merged order.
     #[inline]
     pub fn head(&self, i: usize) -> Head {
-        let mut h = self.heads.get(self.order.get(i) as usize);
+        self.keyed(self.heads.get(self.order.get(i) as usize))
+    }
+
+    /// A gathered head with its node's key in place of its run node number.
+    #[inline]
+    fn keyed(&self, mut h: Head) -> Head {
         if h.has_node() {
             h.node = self.key_of_run_node[h.node as usize];
         }
@@ -559,13 +564,7 @@ impl EventStore {
         self.order
             .iter_from(range.start)
             .take(range.end.saturating_sub(range.start))
-            .map(move |at| {
-                let mut h = reader.get(at as usize);
-                if h.has_node() {
-                    h.node = self.key_of_run_node[h.node as usize];
-                }
-                h
-            })
+            .map(move |at| self.keyed(reader.get(at as usize)))
     }
 
     fn data(&self, h: &Head) -> &InputData {
@@ -602,6 +601,7 @@ mod tests {
     use crate::head_run::{COMPONENTS, NODE_SOURCES};
     use crate::layout::Level;
     use crate::monitor::testkit::{ev, key, keys, on_thread, text};
+    use crate::spill::Record;
     use crate::vocab::EventKind;
 
     fn sample() -> Vec<Event> {

@@ -57,14 +57,14 @@ impl HappensBefore {
         let mut chains: FxHashSet<u64> = FxHashSet::default();
         let mut targets: FxHashSet<u32> = FxHashSet::default();
         for i in a..=b {
-            let reached = i == a || targets.contains(&(i as u32)) || chains.contains(&chain(i));
-            if !reached {
+            let on = chain(i);
+            if !(i == a || targets.contains(&(i as u32)) || chains.contains(&on)) {
                 continue;
             }
             if i == b {
                 return true;
             }
-            chains.insert(chain(i));
+            chains.insert(on);
             let from = i as u32;
             let start = edges.partition_point(|e| e.0 < from);
             for &(_, to) in edges[start..].iter().take_while(|e| e.0 == from) {

@@ -66,8 +66,40 @@ fn code_of<T: PartialEq>(value: Option<T>, all: &[T]) -> u8 {
 }
 
 impl Head {
+    pub fn time(&self) -> Option<Timestamp> {
+        (self.millis != i64::MIN).then_some(Timestamp {
+            millis: self.millis,
+            has_date: self.has_date,
+        })
+    }
+
+    /// The same head with this node, told by `from`.
+    pub fn with_node(self, node: u32, from: Option<NodeSource>) -> Head {
+        Head {
+            node,
+            node_from: from,
+            ..self
+        }
+    }
+
+    pub fn has_node(&self) -> bool {
+        self.node != NO_NODE
+    }
+
+    /// The node number, if any.
+    pub fn node(&self) -> Option<u32> {
+        self.has_node().then_some(self.node)
+    }
+}
+
+/// Heads in a run that moves to disk past the budget.
+pub type HeadRun = Run<Head>;
+
+impl Record for Head {
+    const BYTES: usize = HEAD_BYTES;
+
     /// Writes the head into `out` ([`HEAD_BYTES`] bytes), little-endian, field by field.
-    pub fn encode(&self, out: &mut [u8]) {
+    fn encode(&self, out: &mut [u8]) {
         let mut at = 0;
         let mut put = |bytes: &[u8]| {
             out[at..at + bytes.len()].copy_from_slice(bytes);
@@ -94,7 +126,7 @@ impl Head {
     }
 
     /// The head [`Head::encode`] wrote.
-    pub fn decode(bytes: &[u8]) -> Head {
+    fn decode(bytes: &[u8]) -> Head {
         let mut at = 0;
         let mut take = |n: usize| {
             let b = &bytes[at..at + n];
@@ -137,46 +169,6 @@ impl Head {
             level: pick(codes[2], Level::ALL.len()).map(|c| Level::ALL[c]),
             has_date: codes[3] == 1,
         }
-    }
-
-    pub fn time(&self) -> Option<Timestamp> {
-        (self.millis != i64::MIN).then_some(Timestamp {
-            millis: self.millis,
-            has_date: self.has_date,
-        })
-    }
-
-    /// The same head with this node, told by `from`.
-    pub fn with_node(self, node: u32, from: Option<NodeSource>) -> Head {
-        Head {
-            node,
-            node_from: from,
-            ..self
-        }
-    }
-
-    pub fn has_node(&self) -> bool {
-        self.node != NO_NODE
-    }
-
-    /// The node number, if any.
-    pub fn node(&self) -> Option<u32> {
-        self.has_node().then_some(self.node)
-    }
-}
-
-/// Heads in a run that moves to disk past the budget.
-pub type HeadRun = Run<Head>;
-
-impl Record for Head {
-    const BYTES: usize = HEAD_BYTES;
-
-    fn encode(&self, out: &mut [u8]) {
-        Head::encode(self, out);
-    }
-
-    fn decode(bytes: &[u8]) -> Head {
-        Head::decode(bytes)
     }
 }
 

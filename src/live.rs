@@ -6,8 +6,8 @@
 //! are those a batch check of the same prefix gives, the merge across nodes stays the one [`crate::timeline`]
 //! makes, and a violation already reported is not reported again. Without `--all` a model's first is
 //! printed once; a later look that finds an earlier one (an input that arrived late) says it supersedes it.
-//! SIGINT and SIGTERM end the loop (a `stop` flag): the verdicts of what arrived are then given as at an end. Memory grows with the *events* (the few
-//! lines the grammar turns into events), not with the input: lines are not kept.
+//! SIGINT and SIGTERM end the loop (a `stop` flag): the verdicts of what arrived are then given as at an end. Lines are not kept, and the
+//! events are kept as a batch check keeps them, to the memory budget ([`InputEvents`]).
 
 use crate::check::{Checked, Inputs, ModelReport, Pipeline, Scanned};
 use crate::event_store::InputEvents;

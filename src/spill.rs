@@ -3,11 +3,11 @@
 //!
 //! Records are kept in chunks of [`CHUNK`]. A full chunk stays in memory while every run of the process
 //! together holds at most the runs' share of the budget ([`crate::memory::runs_budget`]); past it, it is
-//! written to the run's unlinked temporary file. Reading a record on disk reads its whole chunk into a small
-//! cache of decoded chunks ([`crate::memory::cache_budget`] for all runs, least recently used out first),
-//! so reads that go forwards (every pass over a run, and the merged order, which reads each chain forwards)
-//! cost one file read per chunk. A record written to a chunk on disk is written to its cached copy, which
-//! goes back to the file when it leaves the cache.
+//! written to the run's unlinked temporary file. Reads that go forwards (every pass over a run, and the
+//! merged order, which reads each chain forwards) take a chunk at a time ([`Run::chunk`]): one file read
+//! per chunk. A single record read or written on disk goes through a small cache of decoded chunks
+//! ([`crate::memory::cache_budget`] for all runs, least recently used out first); a written chunk goes back
+//! to the file when it leaves the cache.
 //!
 //! Below the budget nothing is written: a run is its chunks in memory.
 
@@ -61,7 +61,7 @@ static CACHED: AtomicUsize = AtomicUsize::new(0);
 #[derive(Debug)]
 struct Slot<T> {
     chunk: usize,
-    heads: Vec<T>,
+    records: Vec<T>,
     /// Written since it was read: it goes back to the file when it leaves the cache.
     dirty: bool,
     /// When it was last used (the cache's clock).
@@ -157,7 +157,7 @@ impl<T: Record> Run<T> {
         self.on_disk() > 0
     }
 
-    /// How many of its heads live on disk.
+    /// How many of its records live on disk.
     pub fn on_disk(&self) -> usize {
         CHUNK
             * self
@@ -167,13 +167,13 @@ impl<T: Record> Run<T> {
                 .count()
     }
 
-    pub fn push(&mut self, head: T) {
+    pub fn push(&mut self, record: T) {
         if self.len % CHUNK == 0 {
             IN_MEMORY.fetch_add(chunk_bytes::<T>(), Ordering::Relaxed);
             self.chunks.push(Chunk::Memory(Vec::with_capacity(CHUNK)));
         }
-        if let Some(Chunk::Memory(heads)) = self.chunks.last_mut() {
-            heads.push(head);
+        if let Some(Chunk::Memory(records)) = self.chunks.last_mut() {
+            records.push(record);
         }
         self.len += 1;
         if self.len % CHUNK == 0
@@ -186,7 +186,7 @@ impl<T: Record> Run<T> {
 
     /// Writes the last (full) chunk to the file; keeps it in memory where no file can be written.
     fn spill_last(&mut self) {
-        let Some(Chunk::Memory(heads)) = self.chunks.last() else {
+        let Some(Chunk::Memory(records)) = self.chunks.last() else {
             return;
         };
         if self.file.is_none() {
@@ -197,7 +197,7 @@ impl<T: Record> Run<T> {
             }
         }
         let Some(file) = &self.file else { return };
-        let bytes = encode(heads);
+        let bytes = encode(records);
         if file.write_all_at(&bytes, self.file_len).is_err() {
             // A full disk: this chunk stays in memory.
             return;
@@ -215,31 +215,31 @@ impl<T: Record> Run<T> {
         assert!(i < self.len, "record {i} of a run of {}", self.len);
         match &self.chunks[i / CHUNK] {
             Chunk::Memory(records) => records[i % CHUNK],
-            Chunk::Disk(_) => self.with_cached(i / CHUNK, |heads, _| heads[i % CHUNK]),
+            Chunk::Disk(_) => self.with_cached(i / CHUNK, |records, _| records[i % CHUNK]),
         }
     }
 
     /// Sets record `i`.
-    pub fn set(&mut self, i: usize, head: T) {
+    pub fn set(&mut self, i: usize, record: T) {
         assert!(i < self.len, "record {i} of a run of {}", self.len);
-        if let Chunk::Memory(heads) = &mut self.chunks[i / CHUNK] {
-            heads[i % CHUNK] = head;
+        if let Chunk::Memory(records) = &mut self.chunks[i / CHUNK] {
+            records[i % CHUNK] = record;
             return;
         }
         // A chunk whose records do not change is not written back.
         self.with_cached(i / CHUNK, |records, dirty| {
-            if records[i % CHUNK] != head {
-                records[i % CHUNK] = head;
+            if records[i % CHUNK] != record {
+                records[i % CHUNK] = record;
                 *dirty = true;
             }
         })
     }
 
-    /// Calls `f` with each head, in order, and keeps what it makes of it.
+    /// Calls `f` with each record, in order, and keeps what it makes of it.
     pub fn update(&mut self, mut f: impl FnMut(&mut T)) {
         for c in 0..self.chunks.len() {
-            if let Chunk::Memory(heads) = &mut self.chunks[c] {
-                heads.iter_mut().for_each(&mut f);
+            if let Chunk::Memory(records) = &mut self.chunks[c] {
+                records.iter_mut().for_each(&mut f);
                 continue;
             }
             self.with_cached(c, |records, dirty| {
@@ -278,17 +278,22 @@ impl<T: Record> Run<T> {
         {
             let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
             if let Some(&s) = cache.by_chunk.get(&c) {
-                return std::borrow::Cow::Owned(cache.slots[s].heads.clone());
+                return std::borrow::Cow::Owned(cache.slots[s].records.clone());
             }
         }
+        std::borrow::Cow::Owned(self.read_chunk(at))
+    }
+
+    /// The chunk at `at` of the file, decoded.
+    fn read_chunk(&self, at: u64) -> Vec<T> {
         let file = self.file.as_ref().expect("a chunk on disk has a file");
         let mut bytes = vec![0u8; CHUNK * T::BYTES];
         file.read_exact_at(&mut bytes, at)
             .expect("reading back a spill file");
-        std::borrow::Cow::Owned(decode(&bytes))
+        bytes.chunks_exact(T::BYTES).map(T::decode).collect()
     }
 
-    /// The run of the heads for which `keep` holds, in order (`keep` is given each head's index too).
+    /// The run of the records for which `keep` holds, in order (`keep` is given each record's index too).
     pub fn filtered(self, mut keep: impl FnMut(usize, &T) -> bool) -> Run<T> {
         let mut out = Run::default();
         out.always_spill = self.always_spill;
@@ -306,7 +311,6 @@ impl<T: Record> Run<T> {
         let Chunk::Disk(at) = self.chunks[c] else {
             unreachable!("only chunks on disk are cached")
         };
-        let file = self.file.as_ref().expect("a chunk on disk has a file");
         let mut guard = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         let cache = &mut *guard;
         cache.clock += 1;
@@ -320,12 +324,9 @@ impl<T: Record> Run<T> {
                         Some(chunks) => cache.slots.len() >= chunks.max(1),
                         None => CACHED.load(Ordering::Relaxed) >= capacity,
                     };
-                    let mut bytes = vec![0u8; CHUNK * T::BYTES];
-                    file.read_exact_at(&mut bytes, at)
-                        .expect("reading back a spill file");
                     let fresh = Slot {
                         chunk: c,
-                        heads: decode(&bytes),
+                        records: self.read_chunk(at),
                         dirty: false,
                         used: 0,
                     };
@@ -337,7 +338,7 @@ impl<T: Record> Run<T> {
                             let old = std::mem::replace(&mut cache.slots[s], fresh);
                             cache.by_chunk.remove(&old.chunk);
                             if old.dirty {
-                                self.write_back(old.chunk, &old.heads);
+                                self.write_back(old.chunk, &old.records);
                             }
                             s
                         }
@@ -355,15 +356,15 @@ impl<T: Record> Run<T> {
         cache.last = slot;
         let entry = &mut cache.slots[slot];
         entry.used = cache.clock;
-        f(&mut entry.heads, &mut entry.dirty)
+        f(&mut entry.records, &mut entry.dirty)
     }
 
-    fn write_back(&self, c: usize, heads: &[T]) {
+    fn write_back(&self, c: usize, records: &[T]) {
         let Chunk::Disk(at) = self.chunks[c] else {
             return;
         };
         let file = self.file.as_ref().expect("a chunk on disk has a file");
-        file.write_all_at(&encode(heads), at)
+        file.write_all_at(&encode(records), at)
             .expect("writing back to a spill file");
     }
 }
@@ -376,15 +377,11 @@ fn encode<T: Record>(records: &[T]) -> Vec<u8> {
     out
 }
 
-fn decode<T: Record>(bytes: &[u8]) -> Vec<T> {
-    bytes.chunks_exact(T::BYTES).map(T::decode).collect()
-}
-
 impl<T: Record> FromIterator<T> for Run<T> {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         let mut run = Run::new();
-        for h in iter {
-            run.push(h);
+        for r in iter {
+            run.push(r);
         }
         run
     }

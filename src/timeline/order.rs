@@ -51,7 +51,8 @@ pub(super) struct Merged {
     pub run_nodes: Vec<Arc<str>>,
 }
 
-/// The chains of the happens-before graph: each event's successor in its chain, and which events start one.
+/// The chains of the happens-before graph: each event's successor in its chain, and whether its predecessor
+/// in its chain is out.
 struct Chains {
     /// `next[i]`: the event after `i` in its chain ([`NONE`] at a chain's end).
     next: Run<u32>,
@@ -167,8 +168,12 @@ pub(super) fn merge(
     edges.retain(|&(from, to)| chains.next.get(from as usize) != to);
     edges.sort_unstable();
     edges.dedup();
-    let (order, places, skew_warnings, kept_every_edge) =
-        kahn(&all, &mut chains, &edges, rules.max_skew_ms);
+    let Ordered {
+        order,
+        places,
+        skew_warnings,
+        kept_every_edge,
+    } = kahn(&all, &mut chains, &edges, rules.max_skew_ms);
     crate::timings::phase("merge: ordering", clock);
 
     let place = |i: u32| places[&i];
@@ -207,18 +212,22 @@ pub(super) fn merge(
     }
 }
 
+/// What Kahn's algorithm gives.
+struct Ordered {
+    /// Indexes into the gathered heads, in merged order.
+    order: Run<u32>,
+    /// The place in `order` of every event an edge or a skew warning names.
+    places: FxHashMap<u32, u32>,
+    /// Edges that run backwards in time by more than the tolerance between two nodes or inputs: the earlier
+    /// event's place, the later event's index.
+    skew_warnings: Vec<(u32, u32)>,
+    /// False when the logs contradict themselves and the rest went by clocks.
+    kept_every_edge: bool,
+}
+
 /// Kahn's algorithm, earliest clock first among the ready events, over `chains` and the listed `edges`
-/// (sorted, none a chain's). Gives the order (indexes into `all`), the place in it of every event an edge
-/// or a skew warning names, and the skew warnings (the earlier event's place, the later event's index):
-/// edges that run backwards in time by more than `max_skew_ms` between two nodes or inputs; and whether the
-/// order keeps every edge (false when the logs contradict themselves and the rest went by clocks).
-#[allow(clippy::type_complexity)]
-fn kahn(
-    all: &Gathered,
-    chains: &mut Chains,
-    edges: &[(u32, u32)],
-    max_skew_ms: i64,
-) -> (Run<u32>, FxHashMap<u32, u32>, Vec<(u32, u32)>, bool) {
+/// (sorted, none a chain's).
+fn kahn(all: &Gathered, chains: &mut Chains, edges: &[(u32, u32)], max_skew_ms: i64) -> Ordered {
     // Ready events are read chain by chain, each forwards: a reader that holds each run's chunk.
     let mut reader = all.reader();
     // The listed in-edges not yet done, of each event that has some.
@@ -299,7 +308,12 @@ fn kahn(
             order.push(i);
         }
     }
-    (order, places, skew_warnings, kept_every_edge)
+    Ordered {
+        order,
+        places,
+        skew_warnings,
+        kept_every_edge,
+    }
 }
 
 #[cfg(test)]
