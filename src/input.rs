@@ -806,113 +806,163 @@ fn block(seq: u64, offset: u64, bytes: Vec<u8>, continues_line: bool) -> BlockMe
     )
 }
 
-/// Reads `reader` on a background thread into newline-aligned blocks. Before each block the reader takes a
-/// buffer from the returned sender's channel, so at most `in_flight` blocks exist until the consumer hands
-/// buffers back: memory stays bounded whatever the input size, and buffers are reused rather than
-/// allocated (and page-faulted) anew for every block.
-///
-/// A `live` reader sends a block as soon as a read brings a complete line, instead of filling a whole
-/// block first: a pipe or a followed file is checked as it goes.
+/// Cuts an input into newline-aligned blocks, one [`BlockCutter::next_block`] at a time: on the caller's
+/// thread for the first block (an input that fits in one block is read without a thread), then on the
+/// reader thread of [`BlockCutter::spawn`].
+pub struct BlockCutter {
+    reader: Box<dyn Read + Send>,
+    liveness: Live,
+    /// The bytes after the last newline of the block before: the start of the next block.
+    carry: Vec<u8>,
+    offset: u64,
+    seq: u64,
+    continues_line: bool,
+    /// A read error that ended the input, sent after the block read before it.
+    pending_error: Option<BlockMessage>,
+    ended: bool,
+}
+
+impl BlockCutter {
+    pub fn new(reader: Box<dyn Read + Send>, liveness: Live) -> BlockCutter {
+        BlockCutter {
+            reader,
+            liveness,
+            carry: Vec::new(),
+            offset: 0,
+            seq: 0,
+            continues_line: false,
+            pending_error: None,
+            ended: false,
+        }
+    }
+
+    /// The input has ended: [`BlockCutter::next_block`] has nothing more to give.
+    pub fn ended(&self) -> bool {
+        self.ended && self.pending_error.is_none()
+    }
+
+    /// The next block, read into `buf` (whose contents are discarded), or the read error that ended the
+    /// input; `None` once the input has ended.
+    pub fn next_block(&mut self, mut buf: Vec<u8>) -> Option<BlockMessage> {
+        if let Some(error) = self.pending_error.take() {
+            return Some(error);
+        }
+        if self.ended {
+            return None;
+        }
+        let live = self.liveness != Live::Batch;
+        // A pollable pipe can be asked for a whole block per read: fewer reads, less contention on the pipe
+        // with a fast writer. Without a poll, a read as big as the pipe's buffer tells a full pipe from an
+        // idle one.
+        let read_limit = match self.liveness {
+            Live::Lines { ready: Some(_) } => BLOCK_SIZE,
+            _ => LIVE_READ,
+        };
+        buf.clear();
+        // The first block grows as it is read, so that a small input (a test's, an editor's buffer) does not
+        // allocate a whole block; later blocks reuse buffers of full size (see `spawn`).
+        if self.seq > 0 {
+            buf.reserve(BLOCK_SIZE + BLOCK_SIZE / 2);
+        }
+        buf.append(&mut self.carry);
+        let mut searched = 0;
+        loop {
+            let need = if buf.len() < BLOCK_SIZE {
+                BLOCK_SIZE - buf.len()
+            } else if buf.len() < MAX_LINE && memchr::memchr(b'\n', &buf[searched..]).is_none() {
+                // One line longer than the block: read on until it ends (or hits MAX_LINE).
+                searched = buf.len();
+                BLOCK_SIZE.min(MAX_LINE - buf.len())
+            } else {
+                break;
+            };
+            let read = if live {
+                read_some(&mut self.reader, &mut buf, need.min(read_limit))
+            } else {
+                (&mut self.reader).take(need as u64).read_to_end(&mut buf)
+            };
+            match read {
+                Ok(n) if (live && n == 0) || (!live && n < need) => {
+                    self.ended = true;
+                    return (!buf.is_empty()).then(|| self.block(buf));
+                }
+                Ok(n) => {
+                    let drained = n < need.min(read_limit) && !self.liveness.more_waiting();
+                    if live && drained && memchr::memchr(b'\n', &buf[buf.len() - n..]).is_some() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    // Deliver what was read before the error, then the error.
+                    self.ended = true;
+                    let block = (!buf.is_empty()).then(|| self.block(buf));
+                    let error = (self.seq, Err((self.offset, e)));
+                    return match block {
+                        Some(block) => {
+                            self.pending_error = Some(error);
+                            Some(block)
+                        }
+                        None => Some(error),
+                    };
+                }
+            }
+        }
+        let cut = match memchr::memrchr(b'\n', &buf) {
+            // A CRI partial line stays in the block of the line that finishes it.
+            Some(i) => crate::wrapper::keep_partials_together(&buf, i + 1),
+            None => buf.len(), // a line longer than MAX_LINE: cut it here
+        };
+        self.carry.extend_from_slice(&buf[cut..]);
+        buf.truncate(cut);
+        Some(self.block(buf))
+    }
+
+    /// `bytes` as the next block, numbered and placed after the one before.
+    fn block(&mut self, bytes: Vec<u8>) -> BlockMessage {
+        let next_continues = !bytes.ends_with(b"\n");
+        let len = bytes.len() as u64;
+        let message = block(self.seq, self.offset, bytes, self.continues_line);
+        self.seq += 1;
+        self.offset += len;
+        self.continues_line = next_continues;
+        message
+    }
+
+    /// Cuts the rest of the input on a background thread. Before each block the reader takes a buffer from
+    /// the returned sender's channel, so at most `in_flight` blocks exist until the consumer hands buffers
+    /// back: memory stays bounded whatever the input size, and buffers are reused rather than allocated (and
+    /// page-faulted) anew for every block.
+    ///
+    /// A `live` reader sends a block as soon as a read brings a complete line, instead of filling a whole
+    /// block first: a pipe or a followed file is checked as it goes.
+    pub fn spawn(mut self, in_flight: usize) -> (Receiver<BlockMessage>, SyncSender<Vec<u8>>) {
+        let (tx, rx) = channel();
+        let (permit_tx, permit_rx) = sync_channel::<Vec<u8>>(in_flight);
+        for _ in 0..in_flight {
+            permit_tx.send(Vec::new()).expect("channel has room");
+        }
+        std::thread::spawn(move || {
+            // The consumer stops by dropping the permits' sender or the blocks' receiver.
+            while let Ok(buf) = permit_rx.recv() {
+                let Some(message) = self.next_block(buf) else {
+                    return;
+                };
+                if tx.send(message).is_err() {
+                    return;
+                }
+            }
+        });
+        (rx, permit_tx)
+    }
+}
+
+/// Reads `reader` on a background thread into newline-aligned blocks ([`BlockCutter::spawn`]).
 pub fn spawn_block_reader(
-    mut reader: Box<dyn Read + Send>,
+    reader: Box<dyn Read + Send>,
     in_flight: usize,
     liveness: Live,
 ) -> (Receiver<BlockMessage>, SyncSender<Vec<u8>>) {
-    let live = liveness != Live::Batch;
-    // A pollable pipe can be asked for a whole block per read: fewer reads, less contention on the pipe
-    // with a fast writer. Without a poll, a read as big as the pipe's buffer tells a full pipe from an idle one.
-    let read_limit = match liveness {
-        Live::Lines { ready: Some(_) } => BLOCK_SIZE,
-        _ => LIVE_READ,
-    };
-    let (tx, rx) = channel();
-    let (permit_tx, permit_rx) = sync_channel::<Vec<u8>>(in_flight);
-    for _ in 0..in_flight {
-        permit_tx.send(Vec::new()).expect("channel has room");
-    }
-    std::thread::spawn(move || {
-        let mut carry: Vec<u8> = Vec::new();
-        let mut offset: u64 = 0;
-        let mut seq: u64 = 0;
-        let mut continues_line = false;
-        loop {
-            let Ok(mut buf) = permit_rx.recv() else {
-                return; // the consumer stopped
-            };
-            buf.clear();
-            buf.reserve(BLOCK_SIZE + BLOCK_SIZE / 2);
-            buf.append(&mut carry);
-            let mut eof = false;
-            let mut searched = 0;
-            loop {
-                let need = if buf.len() < BLOCK_SIZE {
-                    BLOCK_SIZE - buf.len()
-                } else if buf.len() < MAX_LINE && memchr::memchr(b'\n', &buf[searched..]).is_none()
-                {
-                    // One line longer than the block: read on until it ends (or hits MAX_LINE).
-                    searched = buf.len();
-                    BLOCK_SIZE.min(MAX_LINE - buf.len())
-                } else {
-                    break;
-                };
-                let read = if live {
-                    read_some(&mut reader, &mut buf, need.min(read_limit))
-                } else {
-                    (&mut reader).take(need as u64).read_to_end(&mut buf)
-                };
-                match read {
-                    Ok(0) if live => {
-                        eof = true;
-                        break;
-                    }
-                    Ok(n) if n < need && !live => {
-                        eof = true;
-                        break;
-                    }
-                    Ok(n) => {
-                        let drained = n < need.min(read_limit) && !liveness.more_waiting();
-                        if live && drained && memchr::memchr(b'\n', &buf[buf.len() - n..]).is_some()
-                        {
-                            break;
-                        }
-                    }
-                    Err(e) => {
-                        // Deliver what was read before the error, then the error.
-                        if !buf.is_empty() {
-                            let len = buf.len() as u64;
-                            let _ = tx.send(block(seq, offset, buf, continues_line));
-                            seq += 1;
-                            offset += len;
-                        }
-                        let _ = tx.send((seq, Err((offset, e))));
-                        return;
-                    }
-                }
-            }
-            if eof {
-                if !buf.is_empty() {
-                    let _ = tx.send(block(seq, offset, buf, continues_line));
-                }
-                return;
-            }
-            let cut = match memchr::memrchr(b'\n', &buf) {
-                // A CRI partial line stays in the block of the line that finishes it.
-                Some(i) => crate::wrapper::keep_partials_together(&buf, i + 1),
-                None => buf.len(), // a line longer than MAX_LINE: cut it here
-            };
-            carry.extend_from_slice(&buf[cut..]);
-            buf.truncate(cut);
-            let next_continues = !buf.ends_with(b"\n");
-            let len = buf.len() as u64;
-            if tx.send(block(seq, offset, buf, continues_line)).is_err() {
-                return;
-            }
-            seq += 1;
-            offset += len;
-            continues_line = next_continues;
-        }
-    });
-    (rx, permit_tx)
+    BlockCutter::new(reader, liveness).spawn(in_flight)
 }
 
 /// What one live read asks for: a pipe's whole buffer (64 KiB on Linux), without zeroing a whole block
@@ -1140,6 +1190,56 @@ mod tests {
                 Err(_) => Ok(0),
             }
         }
+    }
+
+    #[test]
+    fn an_input_that_fits_in_one_block_ends_with_it_so_no_reader_thread_is_needed() {
+        let mut cutter =
+            BlockCutter::new(Box::new(io::Cursor::new(b"a\nb\n".to_vec())), Live::Batch);
+        let (seq, block) = cutter.next_block(Vec::new()).expect("one block");
+        let block = block.unwrap();
+        assert_eq!(
+            (seq, block.offset, &block.bytes[..]),
+            (0, 0, &b"a\nb\n"[..])
+        );
+        assert!(cutter.ended());
+        assert!(cutter.next_block(Vec::new()).is_none());
+        // An input of more than a block has more to give after the first.
+        let big = b"0123456789abcde\n".repeat(BLOCK_SIZE / 16 + 1);
+        let mut cutter = BlockCutter::new(Box::new(io::Cursor::new(big)), Live::Batch);
+        assert!(cutter.next_block(Vec::new()).is_some());
+        assert!(!cutter.ended());
+    }
+
+    /// Gives its bytes, then fails.
+    struct FailsAfter(io::Cursor<Vec<u8>>);
+
+    impl Read for FailsAfter {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            match self.0.read(buf)? {
+                0 => Err(io::Error::other("disk gone")),
+                n => Ok(n),
+            }
+        }
+    }
+
+    #[test]
+    fn a_read_error_comes_after_the_block_read_before_it_at_the_offset_where_it_struck() {
+        let mut cutter = BlockCutter::new(
+            Box::new(FailsAfter(io::Cursor::new(b"one\ntwo\n".to_vec()))),
+            Live::Batch,
+        );
+        let (seq, block) = cutter.next_block(Vec::new()).unwrap();
+        assert_eq!((seq, block.unwrap().bytes), (0, b"one\ntwo\n".to_vec()));
+        assert!(!cutter.ended(), "the error is still to come");
+        let (seq, error) = cutter.next_block(Vec::new()).unwrap();
+        let (offset, e) = error.unwrap_err();
+        assert_eq!(
+            (seq, offset, e.to_string()),
+            (1, 8, "disk gone".to_string())
+        );
+        assert!(cutter.ended());
+        assert!(cutter.next_block(Vec::new()).is_none());
     }
 
     #[test]

@@ -57,3 +57,11 @@ pub mod tla;
 pub mod value;
 pub mod vocab;
 pub mod wrapper;
+
+/// The unit tests run thousands of small checks, each on a test thread of its own: glibc's allocator gives
+/// the memory of a thread's arena back with `madvise` and a TLB shootdown after almost every one, which cost
+/// the tests a third of their time. The shipped binary keeps the system allocator (mimalloc was no faster on
+/// large inputs and held more memory).
+#[cfg(test)]
+#[global_allocator]
+static TEST_ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

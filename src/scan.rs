@@ -888,9 +888,8 @@ pub fn scan_input(
             }
         }
     };
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
     let live = opened.live != input::Live::Batch;
-    let (rx, permits) = input::spawn_block_reader(opened.reader, workers * 3, opened.live);
+    let mut cutter = input::BlockCutter::new(opened.reader, opened.live);
     let mut errors = Vec::new();
     let read_error = |offset: u64, e: std::io::Error| {
         let what = if e.kind() == std::io::ErrorKind::UnexpectedEof {
@@ -900,21 +899,22 @@ pub fn scan_input(
         };
         format!("{path}: read error at byte {offset} of the decompressed input: {what}; the records before it were checked")
     };
-    // The first block decides the layout; it is scanned here, the rest by the workers.
+    // The first block decides the layout; it is read and scanned on this thread, and an input that fits
+    // in it (most inputs of a test, an editor's buffer) needs no other thread.
     let empty = || Block {
         offset: 0,
         bytes: Vec::new(),
         continues_line: false,
     };
     let mut ended = false;
-    let first = match rx.recv() {
-        Ok((_, Ok(block))) => block,
-        Ok((_, Err((offset, e)))) => {
+    let first = match cutter.next_block(Vec::new()) {
+        Some((_, Ok(block))) => block,
+        Some((_, Err((offset, e)))) => {
             errors.push(read_error(offset, e));
             ended = true;
             empty()
         }
-        Err(_) => {
+        None => {
             ended = true;
             empty()
         }
@@ -936,10 +936,11 @@ pub fn scan_input(
     if setup.primary.is_none() && !first.bytes.is_empty() && live {
         ended = true;
     }
-    let _ = permits.send(first.bytes);
 
-    if !ended {
+    if !ended && !cutter.ended() {
         // Workers scan blocks in parallel; this thread folds their results back in input order.
+        let workers = workers();
+        let (rx, permits) = cutter.spawn(workers * 3);
         let shared_rx = std::sync::Mutex::new(rx);
         let (scan_tx, scan_rx) = std::sync::mpsc::channel();
         std::thread::scope(|scope| {
@@ -987,6 +988,13 @@ pub fn scan_input(
     }
     sc.stats.errors.extend(errors);
     sc.end(&mut on_event, &mut on_unparsed)
+}
+
+/// How many threads scan an input's blocks: the CPUs this process may use, asked once (the answer reads
+/// cgroup files, and a test or an editor checks many small inputs).
+fn workers() -> usize {
+    static WORKERS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *WORKERS.get_or_init(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
 }
 
 /// An input held in memory, for [`scan_bytes`].

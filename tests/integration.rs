@@ -10,6 +10,11 @@
 
 mod common;
 
+/// As the unit tests' (`src/lib.rs`): the in-process checks of many small inputs on test threads run a third
+/// faster on mimalloc than on glibc's allocator, which trims each thread's arena with `madvise`.
+#[global_allocator]
+static TEST_ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod check;
 mod ci_mode;
 mod cli;
