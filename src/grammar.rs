@@ -54,7 +54,7 @@ pub struct Rule {
     /// The grammar file's text and each sample's span in it, for diagnostics found after loading.
     file_text: std::sync::Arc<String>,
     sample_spans: Vec<(usize, usize)>,
-    regex: Regex,
+    regex: LazyRegex,
     /// The template walked without the regex ([`crate::template_match`]), when it can be.
     fast: Option<Template>,
     /// One entry per capture group: the field it fills, or `None` for `{}`.
@@ -98,7 +98,7 @@ impl Rule {
 
     /// [`Rule::try_match`] by the template's regex: what the fast walk must agree with.
     fn try_match_regex(&self, text: &[u8]) -> Result<Option<Vec<(&'static str, Value)>>, String> {
-        let Some(caps) = self.regex.captures(text) else {
+        let Some(caps) = self.regex.get()?.captures(text) else {
             return Ok(None);
         };
         self.fields(|i| caps.get(i + 1).map(|m| m.as_bytes()))
@@ -166,6 +166,24 @@ pub struct Rejected {
 impl Grammar {
     /// The grammar embedded in the binary.
     pub fn embedded() -> Result<Grammar, Box<GrammarError>> {
+        match Grammar::embedded_once() {
+            Some(grammar) => Ok(grammar.clone()),
+            // Not kept: an error is built again for each caller that asks.
+            None => Grammar::load_embedded(),
+        }
+    }
+
+    /// The embedded grammar, loaded once per process: `--version`'s text, the check and the tests all ask for
+    /// it, and loading it is most of what a start of the binary costs. `None` if it does not load
+    /// ([`Grammar::embedded`] says why).
+    pub fn embedded_once() -> Option<&'static Grammar> {
+        static EMBEDDED: std::sync::OnceLock<Option<Grammar>> = std::sync::OnceLock::new();
+        EMBEDDED
+            .get_or_init(|| Grammar::load_embedded().ok())
+            .as_ref()
+    }
+
+    fn load_embedded() -> Result<Grammar, Box<GrammarError>> {
         let mut rules = Vec::new();
         for (name, text) in EMBEDDED_GRAMMARS {
             rules.extend(parse_rules(name, text)?);
@@ -175,10 +193,11 @@ impl Grammar {
 
     /// The embedded grammar plus every `*.rules` file in `dirs`; a rule with an existing id replaces it.
     pub fn with_overrides(dirs: &[impl AsRef<Path>]) -> Result<Grammar, miette::Report> {
-        let mut rules = Vec::new();
-        for (name, text) in EMBEDDED_GRAMMARS {
-            rules.extend(parse_rules(name, text).map_err(|e| miette::Report::new(*e))?);
+        let embedded = Grammar::embedded().map_err(|e| miette::Report::new(*e))?;
+        if dirs.is_empty() {
+            return Ok(embedded);
         }
+        let mut rules = embedded.rules;
         for dir in dirs {
             let dir = dir.as_ref();
             let mut files: Vec<_> = std::fs::read_dir(dir)
@@ -388,6 +407,8 @@ fn logger_renderings(fqcn: &str) -> Vec<&str> {
 struct Ctx<'a> {
     name: &'a str,
     text: &'a str,
+    /// The file's text once for all its rules ([`Rule::file_text`]).
+    shared_text: std::sync::Arc<String>,
 }
 
 impl Ctx<'_> {
@@ -423,7 +444,11 @@ struct RawRule {
 
 /// Parses one grammar file into compiled rules.
 pub fn parse_rules(name: &str, text: &str) -> Result<Vec<Rule>, Box<GrammarError>> {
-    let cx = Ctx { name, text };
+    let cx = Ctx {
+        name,
+        text,
+        shared_text: std::sync::Arc::new(text.to_string()),
+    };
     let mut rules = Vec::new();
     let mut default_component = Component::Any;
     let mut templates_from: Option<String> = None;
@@ -732,7 +757,7 @@ fn compile(
         samples: raw.samples.iter().map(|s| s.0.clone()).collect(),
         origin: (cx.name.to_string(), hline),
         templates_from: templates_from.clone(),
-        file_text: std::sync::Arc::new(cx.text.to_string()),
+        file_text: std::sync::Arc::clone(&cx.shared_text),
         sample_spans: raw.samples.iter().map(|s| (s.1, s.2)).collect(),
         regex: compiled.regex,
         fast: compiled.fast,
@@ -760,7 +785,7 @@ fn compile(
                     "sample of rule {} does not match its message template",
                     rule.id
                 ),
-                format!("template regex: {}", rule.regex.as_str()),
+                format!("template regex: {}", rule.regex.pattern),
             )),
             Err(reason) => Some((
                 format!("sample of rule {} fails validation: {reason}", rule.id),
@@ -776,8 +801,38 @@ fn compile(
     Ok(rule)
 }
 
+/// A template's regex, compiled the first time a match needs it: most records are matched by the template's
+/// walk ([`crate::template_match`]) alone, and compiling all ~200 regexes made every start of the binary
+/// (a test's, an editor's, a CI job's per-file check) 20-30 ms slower. (Parsing one is most of compiling
+/// it, so it is not checked ahead either: the pattern is built from escaped literals and the fields' fixed
+/// patterns, and a sample whose match needs the regex compiles it when the grammar loads.)
+#[derive(Debug, Clone)]
+struct LazyRegex {
+    pattern: String,
+    compiled: std::sync::OnceLock<Result<Regex, String>>,
+}
+
+impl LazyRegex {
+    fn new(pattern: String) -> LazyRegex {
+        LazyRegex {
+            pattern,
+            compiled: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The compiled regex; a pattern too big to compile is a reason the record is not matched.
+    fn get(&self) -> Result<&Regex, String> {
+        self.compiled
+            .get_or_init(|| {
+                Regex::new(&self.pattern).map_err(|e| format!("template does not compile: {e}"))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
 struct CompiledTemplate {
-    regex: Regex,
+    regex: LazyRegex,
     fast: Option<Template>,
     captures: Vec<(&'static str, FieldType)>,
     literal_prefix: Vec<u8>,
@@ -1034,14 +1089,7 @@ fn compile_template(
     while literal_prefix.last() == Some(&b' ') {
         literal_prefix.pop();
     }
-    let regex = Regex::new(&re).map_err(|e| {
-        cx.err(
-            moff,
-            mlen,
-            format!("template does not compile: {e}"),
-            "here",
-        )
-    })?;
+    let regex = LazyRegex::new(re);
     let required = required_piece(&first_line_runs, literal_prefix.len());
     Ok(CompiledTemplate {
         regex,
@@ -1138,14 +1186,43 @@ mod tests {
             template_match::tests::edit(&mut text, &edits);
             let fast = rule.fast.as_ref().expect("walked");
             let mut walked = 0;
-            template_match::tests::agree(fast, &rule.regex, &text, &mut walked)?;
+            template_match::tests::agree(fast, rule.regex.get().unwrap(), &text, &mut walked)?;
             proptest::prop_assert_eq!(rule.try_match(&text), rule.try_match_regex(&text));
         }
     }
 
+    #[test]
+    fn a_load_compiles_only_the_regexes_its_samples_needed() {
+        // What a start of the binary costs: a fresh load, as `check` does one.
+        let grammar = Grammar::load_embedded().unwrap();
+        let walked = grammar.rules.iter().filter(|r| r.fast.is_some()).count();
+        let compiled = grammar
+            .rules
+            .iter()
+            .filter(|r| r.regex.compiled.get().is_some())
+            .count();
+        assert!(walked > grammar.rules.len() / 2, "{walked} rules walk");
+        assert!(
+            compiled <= grammar.rules.len() - walked,
+            "{compiled} regexes compiled at load, {walked} of {} rules walk",
+            grammar.rules.len()
+        );
+        // A match that needs the regex compiles it then, once.
+        let rule = &grammar.rules[0];
+        let sample = rule.samples[0].as_bytes();
+        assert_eq!(
+            rule.try_match_regex(sample).unwrap().is_some(),
+            rule.try_match(sample).unwrap().is_some()
+        );
+        assert!(rule.regex.compiled.get().is_some());
+        // Overrides of no directory are the embedded grammar itself.
+        let plain = Grammar::with_overrides(&[] as &[&str]).unwrap();
+        let ids = |g: &Grammar| g.rules.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&plain), ids(&grammar));
+    }
+
     fn embedded() -> &'static Grammar {
-        static G: std::sync::OnceLock<Grammar> = std::sync::OnceLock::new();
-        G.get_or_init(|| Grammar::embedded().expect("loads"))
+        Grammar::embedded_once().expect("loads")
     }
 
     #[test]

@@ -52,9 +52,9 @@ pub fn quiet() -> bool {
 
 /// `--version --long` text: the commit, the embedded grammar's rule count, and the models' spec modules.
 pub fn long_version() -> String {
-    let rules = crate::grammar::Grammar::embedded()
+    let rules = crate::grammar::Grammar::embedded_once()
         .map(|g| g.rules.len().to_string())
-        .unwrap_or_else(|_| "invalid".into());
+        .unwrap_or_else(|| "invalid".into());
     let specs: Vec<String> = crate::bugs::BUGS
         .iter()
         .map(|b| format!("{} ({})", b.mirror.module(), b.name()))

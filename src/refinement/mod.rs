@@ -74,7 +74,6 @@ use crate::tla::value::TlaValue;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 /// SplitMix64: a small seeded generator, so that a seed names one behaviour on every platform.
 #[derive(Debug, Clone)]
@@ -956,8 +955,7 @@ pub struct CheckSaid {
 }
 
 fn grammar() -> &'static crate::grammar::Grammar {
-    static G: OnceLock<crate::grammar::Grammar> = OnceLock::new();
-    G.get_or_init(|| crate::grammar::Grammar::embedded().expect("the embedded grammar builds"))
+    crate::grammar::Grammar::embedded_once().expect("the embedded grammar builds")
 }
 
 /// Runs `check --model <model>` in-process on the rendered files (written under `dir`, removed after).
