@@ -30,6 +30,13 @@ pub fn cache_budget() -> usize {
     budget() / 16
 }
 
+/// The merge's chain links' own cache ([`crate::spill::Run::with_own_cache`]): a sixty-fourth. The merge
+/// reads the links at one place per chain at once, which the shared cache, filled by the event heads read
+/// before, would serve from disk record by record.
+pub fn chains_cache_budget() -> usize {
+    budget() / 64
+}
+
 /// Packed fields and excerpts ([`crate::event_store`]): an eighth.
 pub fn packed_budget() -> usize {
     budget() / 8

@@ -99,6 +99,8 @@ pub struct Run<T: Record> {
     always_spill: bool,
     /// Chunks the cache holds, if not the budget's share (tests of eviction).
     cache_chunks: Option<usize>,
+    /// Chunks read back from the file so far.
+    reads: AtomicUsize,
 }
 
 impl<T: Record> Default for Run<T> {
@@ -116,6 +118,7 @@ impl<T: Record> Default for Run<T> {
             }),
             always_spill: false,
             cache_chunks: None,
+            reads: AtomicUsize::new(0),
         }
     }
 }
@@ -134,6 +137,15 @@ impl<T: Record> Drop for Run<T> {
 impl<T: Record> Run<T> {
     pub fn new() -> Run<T> {
         Run::default()
+    }
+
+    /// A run whose cache holds up to `bytes` of decoded chunks of its own, whatever the other runs' caches
+    /// hold: for records read at many places at once, where a share of the shared cache that other runs
+    /// filled first (as little as one chunk) would read a chunk from disk for nearly every record.
+    pub fn with_own_cache(bytes: usize) -> Run<T> {
+        let mut run = Run::default();
+        run.cache_chunks = Some((bytes / chunk_bytes::<T>()).max(1));
+        run
     }
 
     /// A run that writes every full chunk to disk and caches two (tests of the disk path).
@@ -155,6 +167,11 @@ impl<T: Record> Run<T> {
     /// Does some of it live on disk?
     pub fn spilled(&self) -> bool {
         self.on_disk() > 0
+    }
+
+    /// How many chunks were read back from disk so far.
+    pub fn chunks_read(&self) -> usize {
+        self.reads.load(Ordering::Relaxed)
     }
 
     /// How many of its records live on disk.
@@ -286,6 +303,7 @@ impl<T: Record> Run<T> {
 
     /// The chunk at `at` of the file, decoded.
     fn read_chunk(&self, at: u64) -> Vec<T> {
+        self.reads.fetch_add(1, Ordering::Relaxed);
         let file = self.file.as_ref().expect("a chunk on disk has a file");
         let mut bytes = vec![0u8; CHUNK * T::BYTES];
         file.read_exact_at(&mut bytes, at)
@@ -384,5 +402,41 @@ impl<T: Record> FromIterator<T> for Run<T> {
             run.push(r);
         }
         run
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filled(mut run: Run<u32>) -> Run<u32> {
+        run.always_spill = true;
+        for i in 0..(4 * CHUNK) as u32 {
+            run.push(i);
+        }
+        run
+    }
+
+    /// Reads records of chunks 0, 1 and 2 in turn, as the merge reads three chains' links.
+    fn read_around(run: &Run<u32>) {
+        for k in 0..CHUNK {
+            for c in 0..3 {
+                assert_eq!(run.get(c * CHUNK + k), (c * CHUNK + k) as u32);
+            }
+        }
+    }
+
+    #[test]
+    fn reads_at_places_apart_are_served_by_an_own_cache_that_holds_their_chunks() {
+        let own = filled(Run::with_own_cache(4 * chunk_bytes::<u32>()));
+        assert_eq!(own.on_disk(), 4 * CHUNK);
+        read_around(&own);
+        assert_eq!(own.chunks_read(), 3, "each chunk read once");
+        // A run left one slot of the shared cache reads a chunk for nearly every record.
+        let mut one_slot = Run::new();
+        one_slot.cache_chunks = Some(1);
+        let one_slot = filled(one_slot);
+        read_around(&one_slot);
+        assert_eq!(one_slot.chunks_read(), 3 * CHUNK);
     }
 }

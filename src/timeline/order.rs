@@ -78,8 +78,12 @@ fn chains(
     test_output: &[bool],
     edges: &mut Vec<(u32, u32)>,
 ) -> Chains {
+    let mut next = Run::with_own_cache(crate::memory::chains_cache_budget());
+    for _ in 0..all.len() {
+        next.push(NONE);
+    }
     let mut chains = Chains {
-        next: std::iter::repeat_n(NONE, all.len()).collect(),
+        next,
         pred_done: vec![0; all.len().div_ceil(64)],
     };
     let mut last_of_node: FxHashMap<u32, u32> = FxHashMap::default();
