@@ -956,15 +956,6 @@ impl BlockCutter {
     }
 }
 
-/// Reads `reader` on a background thread into newline-aligned blocks ([`BlockCutter::spawn`]).
-pub fn spawn_block_reader(
-    reader: Box<dyn Read + Send>,
-    in_flight: usize,
-    liveness: Live,
-) -> (Receiver<BlockMessage>, SyncSender<Vec<u8>>) {
-    BlockCutter::new(reader, liveness).spawn(in_flight)
-}
-
 /// What one live read asks for: a pipe's whole buffer (64 KiB on Linux), without zeroing a whole block
 /// for every read. A read that fills it says more is waiting, so the block grows on; a shorter one says the
 /// writer is idle, so the lines so far go out.
@@ -1117,7 +1108,7 @@ mod tests {
     }
 
     fn blocks_of(data: Vec<u8>) -> Vec<Block> {
-        let (rx, permits) = spawn_block_reader(Box::new(io::Cursor::new(data)), 2, Live::Batch);
+        let (rx, permits) = BlockCutter::new(Box::new(io::Cursor::new(data)), Live::Batch).spawn(2);
         let mut out = Vec::new();
         for (seq, b) in rx {
             assert_eq!(seq, out.len() as u64);
@@ -1246,7 +1237,7 @@ mod tests {
     fn a_live_reader_sends_each_complete_line_without_waiting_for_a_full_block() {
         let (feed, chunks) = std::sync::mpsc::channel();
         let (rx, permits) =
-            spawn_block_reader(Box::new(Chunks(chunks)), 2, Live::Lines { ready: None });
+            BlockCutter::new(Box::new(Chunks(chunks)), Live::Lines { ready: None }).spawn(2);
         feed.send(b"first line\nsecond ".to_vec()).unwrap();
         let (_, b) = rx
             .recv_timeout(std::time::Duration::from_secs(5))

@@ -97,7 +97,7 @@ pub struct Run<T: Record> {
     cache: Mutex<Cache<T>>,
     /// Spill every full chunk whatever the budget (tests of the disk path).
     always_spill: bool,
-    /// Chunks the cache holds, if not the budget's share (tests of eviction).
+    /// Chunks the cache holds, if not the budget's share ([`Run::with_own_cache`], tests of eviction).
     cache_chunks: Option<usize>,
     /// Chunks read back from the file so far.
     reads: AtomicUsize,
