@@ -135,10 +135,7 @@ fn bench_generator_mixes(c: &mut Criterion, grammar: &Grammar) {
     for mix in ["sparse", "dense"] {
         let path = dir.path().join(format!("ozone-hadoop-scm-{mix}.log"));
         let generated = std::process::Command::new("python3")
-            .arg(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/benches/gen_scm_log.py"
-            ))
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/gen_scm_log.py"))
             .args(["--mix", mix, "--size", "64M", "--out"])
             .arg(&path)
             .status();
@@ -169,6 +166,17 @@ fn bench_generator_mixes(c: &mut Criterion, grammar: &Grammar) {
 
 /// A synthetic event stream over three SCMs, three datanodes and a Recon: every model reads most events.
 fn synthetic_timeline(n: usize) -> ozone_conform::timeline::Timeline {
+    let stats = ozone_conform::scan::InputStats::default();
+    ozone_conform::timeline::from_events(
+        vec![stats],
+        vec![synthetic_events(n)],
+        vec![false],
+        ozone_conform::bugs::merge_rules(1000),
+    )
+}
+
+/// [`synthetic_timeline`]'s events, in input order.
+fn synthetic_events(n: usize) -> Vec<ozone_conform::event::Event> {
     use ozone_conform::event::{Event, Span};
     use ozone_conform::time::Timestamp;
     use ozone_conform::value::{SecretKeyInfo, Value};
@@ -298,13 +306,7 @@ fn synthetic_timeline(n: usize) -> ozone_conform::timeline::Timeline {
             message_offset: 0,
         });
     }
-    let stats = ozone_conform::scan::InputStats::default();
-    ozone_conform::timeline::from_events(
-        vec![stats],
-        vec![events],
-        vec![false],
-        ozone_conform::bugs::merge_rules(1000),
-    )
+    events
 }
 
 fn bench_replay(c: &mut Criterion) {
@@ -333,7 +335,8 @@ fn bench_replay(c: &mut Criterion) {
 fn bench_tla(c: &mut Criterion) {
     use ozone_conform::bugs::scm_secret_keys::mirror::ScmSecretKeys;
     use ozone_conform::mirror::Mirror;
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    // This package is `benches/`; the traces are the tool's.
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let bug = std::fs::read_to_string(root.join("traces/scm-finalization/tlc/bug.out")).unwrap();
     let mut g = c.benchmark_group("tla");
     g.throughput(Throughput::Bytes(bug.len() as u64));
@@ -381,5 +384,32 @@ fn bench_tla(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench, bench_replay, bench_tla);
+/// A pass over event heads in memory and on disk ([`ozone_conform::spill`]): what each of the merge's passes
+/// costs per head past the memory budget, read forwards (`iter`) and by index (`get`, as the passes that
+/// rewrite heads read them).
+fn bench_spill(c: &mut Criterion) {
+    use ozone_conform::event_store::InputEvents;
+    use ozone_conform::head_run::HeadRun;
+    let n = 1_000_000;
+    let events = InputEvents::from_events(synthetic_events(n));
+    let in_memory = &events.heads;
+    let mut on_disk = HeadRun::spilling();
+    for h in in_memory.iter() {
+        on_disk.push(h);
+    }
+    let mut g = c.benchmark_group("spill");
+    g.throughput(Throughput::Elements(n as u64));
+    g.sample_size(10);
+    for (name, run) in [("memory", in_memory), ("disk", &on_disk)] {
+        g.bench_function(format!("iter_1M_heads_{name}"), |b| {
+            b.iter(|| black_box(run.iter().map(|h| h.span.line).sum::<u64>()))
+        });
+        g.bench_function(format!("get_1M_heads_{name}"), |b| {
+            b.iter(|| black_box((0..n).map(|i| run.get(i).span.line).sum::<u64>()))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_replay, bench_tla, bench_spill);
 criterion_main!(benches);

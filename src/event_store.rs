@@ -267,6 +267,43 @@ pub struct InputEvents {
     /// The input's node names, by head node number.
     pub nodes: Vec<Arc<str>>,
     node_ids: FxHashMap<Arc<str>, u32>,
+    /// What its heads may hold: lets a pass that could change nothing here skip reading them back.
+    pub facts: HeadFacts,
+}
+
+/// What an input's heads may hold, kept as they are pushed, so that the timeline's passes over each input
+/// (past the memory budget each one reads every head back from disk) run only where they can change
+/// something. A fact is never unset while the heads stay: a pass that gives heads a node or takes it away
+/// sets what it made true, and heads that are dropped leave their facts behind (a fact that no longer holds
+/// costs a pass, never a result).
+#[derive(Debug, Clone, Default)]
+pub struct HeadFacts {
+    /// Bit `k`: some head is of the kind at index `k` of [`crate::vocab::EventKind::ALL`].
+    kinds: Vec<u64>,
+    /// Some head has no node.
+    pub nodeless: bool,
+    /// Some head's node comes from a banner ([`crate::event::NodeSource::Banner`]).
+    pub banner_named: bool,
+}
+
+impl HeadFacts {
+    fn saw(&mut self, h: &Head) {
+        let k = h.kind.index();
+        if self.kinds.len() <= k / 64 {
+            self.kinds.resize(k / 64 + 1, 0);
+        }
+        self.kinds[k / 64] |= 1 << (k % 64);
+        self.nodeless |= !h.has_node();
+        self.banner_named |= h.node_from == Some(crate::event::NodeSource::Banner);
+    }
+
+    /// May some head be of this kind?
+    pub fn may_hold(&self, kind: crate::vocab::EventKind) -> bool {
+        let k = kind.index();
+        self.kinds
+            .get(k / 64)
+            .is_some_and(|w| w & (1 << (k % 64)) != 0)
+    }
 }
 
 impl Default for InputEvents {
@@ -282,6 +319,7 @@ impl InputEvents {
             data: InputData::new(),
             nodes: Vec::new(),
             node_ids: FxHashMap::default(),
+            facts: HeadFacts::default(),
         }
     }
 
@@ -313,7 +351,7 @@ impl InputEvents {
         };
         let thread = self.data.thread_id(&e.thread);
         let data = self.data.pack(&e.fields, e.excerpt.as_deref());
-        self.heads.push(Head {
+        let head = Head {
             span: e.span,
             millis: e.time.map_or(i64::MIN, |t| t.millis),
             has_date: e.time.is_some_and(|t| t.has_date),
@@ -327,7 +365,9 @@ impl InputEvents {
             component: e.component,
             node_from: e.node_from,
             level: e.level,
-        });
+        };
+        self.facts.saw(&head);
+        self.heads.push(head);
     }
 
     pub fn from_events(events: Vec<Event>) -> InputEvents {
@@ -450,11 +490,12 @@ impl Gathered {
         self.runs.iter().map(HeadRun::on_disk).sum()
     }
 
-    /// A reader of heads by number that holds each run's current chunk.
+    /// A reader of heads by number that holds the chunks each run was last read in.
     pub fn reader(&self) -> GatheredReader<'_> {
         GatheredReader {
             all: self,
-            current: vec![None; self.runs.len()],
+            held: (0..self.runs.len()).map(|_| Vec::new()).collect(),
+            clock: 0,
         }
     }
 
@@ -464,12 +505,27 @@ impl Gathered {
     }
 }
 
-/// Reads heads of a [`Gathered`] by number, holding the chunk each run was last read in: reads that go
-/// forwards in each run (the merged order reads each chain forwards) take no lock and copy no chunk in
+/// Chunks a [`GatheredReader`] holds per run: an input holds a chain per node (and one of events with no
+/// node), and the merged order reads each chain forwards, so it reads a run at a few places at once; one
+/// chunk per run would read a chunk back from disk for nearly every head of an input with two chains.
+const HELD_PER_RUN: usize = 8;
+
+/// Reads heads of a [`Gathered`] by number, holding the last chunks each run was read in: reads that go
+/// forwards in each chain (the merged order reads each chain forwards) take no lock and copy no chunk in
 /// memory.
 pub struct GatheredReader<'a> {
     all: &'a Gathered,
-    current: Vec<Option<(usize, std::borrow::Cow<'a, [Head]>)>>,
+    /// Per run, up to [`HELD_PER_RUN`] chunks.
+    held: Vec<Vec<HeldChunk<'a>>>,
+    clock: u64,
+}
+
+/// A chunk of heads a [`GatheredReader`] holds.
+struct HeldChunk<'a> {
+    chunk: usize,
+    /// When it was last read (the reader's clock).
+    used: u64,
+    heads: std::borrow::Cow<'a, [Head]>,
 }
 
 impl GatheredReader<'_> {
@@ -478,15 +534,25 @@ impl GatheredReader<'_> {
     pub fn get(&mut self, i: usize) -> Head {
         let (r, local) = self.all.locate(i);
         let (c, at) = (local / CHUNK, local % CHUNK);
-        match &self.current[r] {
-            Some((held, heads)) if *held == c => heads[at],
-            _ => {
-                let heads = self.all.runs[r].chunk(c);
-                let h = heads[at];
-                self.current[r] = Some((c, heads));
-                h
-            }
+        self.clock += 1;
+        let held = &mut self.held[r];
+        if let Some(slot) = held.iter_mut().find(|s| s.chunk == c) {
+            slot.used = self.clock;
+            return slot.heads[at];
         }
+        let heads = self.all.runs[r].chunk(c);
+        let h = heads[at];
+        let fresh = HeldChunk {
+            chunk: c,
+            used: self.clock,
+            heads,
+        };
+        if held.len() < HELD_PER_RUN {
+            held.push(fresh);
+        } else if let Some(oldest) = held.iter_mut().min_by_key(|s| s.used) {
+            *oldest = fresh;
+        }
+        h
     }
 }
 
@@ -754,6 +820,48 @@ mod tests {
         }
         input.heads.get(2).encode(&mut bytes);
         assert_eq!(Head::decode(&bytes), input.heads.get(2));
+    }
+
+    #[test]
+    fn an_input_says_what_its_heads_may_hold_as_they_are_pushed() {
+        let mut input = InputEvents::new();
+        for e in sample() {
+            input.push(e);
+        }
+        assert!(input.facts.may_hold(EventKind::SecretKeysUpdated));
+        assert!(input.facts.may_hold(EventKind::ProcessStarted));
+        assert!(!input.facts.may_hold(EventKind::RaftRoleChanged));
+        assert!(!input.facts.nodeless && !input.facts.banner_named);
+        let mut nodeless = ev(EventKind::RaftRoleChanged, "scm1", 8, vec![]);
+        nodeless.node = None;
+        input.push(nodeless);
+        assert!(input.facts.may_hold(EventKind::RaftRoleChanged));
+        assert!(input.facts.nodeless && !input.facts.banner_named);
+        let mut banner = ev(EventKind::ProcessStarted, "scm1", 9, vec![]);
+        banner.node_from = Some(crate::event::NodeSource::Banner);
+        input.push(banner);
+        assert!(input.facts.banner_named);
+    }
+
+    #[test]
+    fn a_reader_of_heads_on_disk_reads_each_chunk_of_two_chains_of_one_input_once() {
+        // Two chains of one input (a node's events and the node-less ones, say), read in turn as the merged
+        // order reads them: each holds its own chunk.
+        let mut heads = HeadRun::spilling();
+        let mut input = InputEvents::new();
+        input.push(sample().remove(0));
+        for _ in 0..4 * CHUNK {
+            heads.push(input.heads.get(0));
+        }
+        let mut all = Gathered::default();
+        all.append(heads);
+        assert_eq!(all.on_disk(), 4 * CHUNK);
+        let mut reader = all.reader();
+        for i in 0..2 * CHUNK {
+            assert_eq!(reader.get(i), input.heads.get(0));
+            assert_eq!(reader.get(2 * CHUNK + i), input.heads.get(0));
+        }
+        assert_eq!(all.runs[0].chunks_read(), 4);
     }
 
     #[test]

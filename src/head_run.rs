@@ -125,29 +125,25 @@ impl Record for Head {
         ]);
     }
 
-    /// The head [`Head::encode`] wrote.
+    /// The head [`Head::encode`] wrote. Fields are read at fixed offsets of a fixed-size array, so that
+    /// no read is bounds-checked: every pass over heads on disk decodes each of them.
     fn decode(bytes: &[u8]) -> Head {
-        let mut at = 0;
-        let mut take = |n: usize| {
-            let b = &bytes[at..at + n];
-            at += n;
-            b
-        };
-        let u32_ = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes"));
-        let u64_ = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
-        let input = u32_(take(4));
-        let line = u64_(take(8));
-        let byte_offset = u64_(take(8));
-        let byte_len = u64_(take(8));
-        let millis = u64_(take(8)) as i64;
-        let excerpt_hash = u64_(take(8));
-        let data = u64_(take(8));
-        let node = u32_(take(4));
-        let thread = u32_(take(4));
-        let rule = u32_(take(4));
-        let message_offset = u32_(take(4));
-        let kind = EventKind::at(u16::from_le_bytes(take(2).try_into().expect("2 bytes")));
-        let codes = take(4);
+        let b: &[u8; HEAD_BYTES] = bytes.try_into().expect("a head's bytes");
+        let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        let u64_at = |i: usize| u64::from(u32_at(i)) | u64::from(u32_at(i + 4)) << 32;
+        let input = u32_at(0);
+        let line = u64_at(4);
+        let byte_offset = u64_at(12);
+        let byte_len = u64_at(20);
+        let millis = u64_at(28) as i64;
+        let excerpt_hash = u64_at(36);
+        let data = u64_at(44);
+        let node = u32_at(52);
+        let thread = u32_at(56);
+        let rule = u32_at(60);
+        let message_offset = u32_at(64);
+        let kind = EventKind::at(u16::from_le_bytes([b[68], b[69]]));
+        let codes = [b[70], b[71], b[72], b[73]];
         let pick = |code: u8, n: usize| (code as usize).checked_sub(1).filter(|&c| c < n);
         Head {
             span: Span {

@@ -19,12 +19,17 @@ use std::sync::{Arc, Mutex};
 /// A record a [`Run`] keeps: copied in and out, and written to disk as [`Record::BYTES`] bytes.
 pub trait Record: Copy + PartialEq + std::fmt::Debug {
     const BYTES: usize;
+    /// Records per chunk: what a pass reads from disk at once.
+    const CHUNK: usize = CHUNK;
     fn encode(&self, out: &mut [u8]);
     fn decode(bytes: &[u8]) -> Self;
 }
 
 impl Record for u32 {
     const BYTES: usize = 4;
+    /// 16 KiB on disk: the merged order is read in passes (one read per chunk), and 256 of them (1 KiB) made
+    /// a pass a read call per 256 events.
+    const CHUNK: usize = 4096;
 
     fn encode(&self, out: &mut [u8]) {
         out.copy_from_slice(&self.to_le_bytes());
@@ -35,7 +40,7 @@ impl Record for u32 {
     }
 }
 
-/// Records per chunk (18.5 KiB of event heads on disk).
+/// Records per chunk, unless a record says otherwise ([`Record::CHUNK`]): 18.5 KiB of event heads on disk.
 pub const CHUNK: usize = 256;
 
 /// Bytes every run of the process holds in memory (chunks not on disk; the caches are counted by their own
@@ -43,19 +48,32 @@ pub const CHUNK: usize = 256;
 static IN_MEMORY: AtomicUsize = AtomicUsize::new(0);
 
 /// A record's bytes in memory times the chunk.
-const fn chunk_bytes<T>() -> usize {
-    CHUNK * std::mem::size_of::<T>()
+const fn chunk_bytes<T: Record>() -> usize {
+    T::CHUNK * std::mem::size_of::<T>()
 }
 
 #[derive(Debug)]
 enum Chunk<T> {
     Memory(Vec<T>),
-    /// `CHUNK` records at this offset of the run's file.
+    /// `T::CHUNK` records at this offset of the run's file.
     Disk(u64),
 }
 
 /// Bytes every run's cache holds decoded.
 static CACHED: AtomicUsize = AtomicUsize::new(0);
+
+/// Chunks every run of the process read back from disk and wrote to it so far (`OZONE_CONFORM_TIMINGS`
+/// shows them per phase).
+static READS: AtomicUsize = AtomicUsize::new(0);
+static WRITES: AtomicUsize = AtomicUsize::new(0);
+
+/// Chunks read back from disk and written to it by every run of the process so far.
+pub fn disk_chunks() -> (usize, usize) {
+    (
+        READS.load(Ordering::Relaxed),
+        WRITES.load(Ordering::Relaxed),
+    )
+}
 
 /// A chunk read from the file, decoded.
 #[derive(Debug)]
@@ -72,7 +90,7 @@ struct Slot<T> {
 /// ([`crate::memory::cache_budget`]); past it, a run reuses its least recently used slot, so every run
 /// keeps at least one.
 #[derive(Debug)]
-struct Cache<T> {
+struct Cache<T: Record> {
     slots: Vec<Slot<T>>,
     /// Which slot holds a chunk.
     by_chunk: rustc_hash::FxHashMap<usize, usize>,
@@ -81,7 +99,7 @@ struct Cache<T> {
     last: usize,
 }
 
-impl<T> Drop for Cache<T> {
+impl<T: Record> Drop for Cache<T> {
     fn drop(&mut self) {
         CACHED.fetch_sub(self.slots.len() * chunk_bytes::<T>(), Ordering::Relaxed);
     }
@@ -176,7 +194,7 @@ impl<T: Record> Run<T> {
 
     /// How many of its records live on disk.
     pub fn on_disk(&self) -> usize {
-        CHUNK
+        T::CHUNK
             * self
                 .chunks
                 .iter()
@@ -185,15 +203,16 @@ impl<T: Record> Run<T> {
     }
 
     pub fn push(&mut self, record: T) {
-        if self.len % CHUNK == 0 {
+        if self.len % T::CHUNK == 0 {
             IN_MEMORY.fetch_add(chunk_bytes::<T>(), Ordering::Relaxed);
-            self.chunks.push(Chunk::Memory(Vec::with_capacity(CHUNK)));
+            self.chunks
+                .push(Chunk::Memory(Vec::with_capacity(T::CHUNK)));
         }
         if let Some(Chunk::Memory(records)) = self.chunks.last_mut() {
             records.push(record);
         }
         self.len += 1;
-        if self.len % CHUNK == 0
+        if self.len % T::CHUNK == 0
             && (self.always_spill
                 || IN_MEMORY.load(Ordering::Relaxed) > crate::memory::runs_budget())
         {
@@ -215,6 +234,7 @@ impl<T: Record> Run<T> {
         }
         let Some(file) = &self.file else { return };
         let bytes = encode(records);
+        WRITES.fetch_add(1, Ordering::Relaxed);
         if file.write_all_at(&bytes, self.file_len).is_err() {
             // A full disk: this chunk stays in memory.
             return;
@@ -230,23 +250,23 @@ impl<T: Record> Run<T> {
     /// Record `i`. Panics past the end, as a slice does.
     pub fn get(&self, i: usize) -> T {
         assert!(i < self.len, "record {i} of a run of {}", self.len);
-        match &self.chunks[i / CHUNK] {
-            Chunk::Memory(records) => records[i % CHUNK],
-            Chunk::Disk(_) => self.with_cached(i / CHUNK, |records, _| records[i % CHUNK]),
+        match &self.chunks[i / T::CHUNK] {
+            Chunk::Memory(records) => records[i % T::CHUNK],
+            Chunk::Disk(_) => self.with_cached(i / T::CHUNK, |records, _| records[i % T::CHUNK]),
         }
     }
 
     /// Sets record `i`.
     pub fn set(&mut self, i: usize, record: T) {
         assert!(i < self.len, "record {i} of a run of {}", self.len);
-        if let Chunk::Memory(records) = &mut self.chunks[i / CHUNK] {
-            records[i % CHUNK] = record;
+        if let Chunk::Memory(records) = &mut self.chunks[i / T::CHUNK] {
+            records[i % T::CHUNK] = record;
             return;
         }
         // A chunk whose records do not change is not written back.
-        self.with_cached(i / CHUNK, |records, dirty| {
-            if records[i % CHUNK] != record {
-                records[i % CHUNK] = record;
+        self.with_cached(i / T::CHUNK, |records, dirty| {
+            if records[i % T::CHUNK] != record {
+                records[i % T::CHUNK] = record;
                 *dirty = true;
             }
         })
@@ -277,9 +297,13 @@ impl<T: Record> Run<T> {
     /// The records from `start` on, in order.
     pub fn iter_from(&self, start: usize) -> impl Iterator<Item = T> + '_ {
         let first = start.min(self.len);
-        (first / CHUNK..self.chunks.len()).flat_map(move |c| {
+        (first / T::CHUNK..self.chunks.len()).flat_map(move |c| {
             let records = self.chunk(c);
-            let from = if c == first / CHUNK { first % CHUNK } else { 0 };
+            let from = if c == first / T::CHUNK {
+                first % T::CHUNK
+            } else {
+                0
+            };
             (from..records.len()).map(move |i| records[i])
         })
     }
@@ -304,8 +328,9 @@ impl<T: Record> Run<T> {
     /// The chunk at `at` of the file, decoded.
     fn read_chunk(&self, at: u64) -> Vec<T> {
         self.reads.fetch_add(1, Ordering::Relaxed);
+        READS.fetch_add(1, Ordering::Relaxed);
         let file = self.file.as_ref().expect("a chunk on disk has a file");
-        let mut bytes = vec![0u8; CHUNK * T::BYTES];
+        let mut bytes = vec![0u8; T::CHUNK * T::BYTES];
         file.read_exact_at(&mut bytes, at)
             .expect("reading back a spill file");
         bytes.chunks_exact(T::BYTES).map(T::decode).collect()
@@ -382,6 +407,7 @@ impl<T: Record> Run<T> {
             return;
         };
         let file = self.file.as_ref().expect("a chunk on disk has a file");
+        WRITES.fetch_add(1, Ordering::Relaxed);
         file.write_all_at(&encode(records), at)
             .expect("writing back to a spill file");
     }
@@ -409,9 +435,11 @@ impl<T: Record> FromIterator<T> for Run<T> {
 mod tests {
     use super::*;
 
+    const U32_CHUNK: usize = <u32 as Record>::CHUNK;
+
     fn filled(mut run: Run<u32>) -> Run<u32> {
         run.always_spill = true;
-        for i in 0..(4 * CHUNK) as u32 {
+        for i in 0..(4 * U32_CHUNK) as u32 {
             run.push(i);
         }
         run
@@ -419,9 +447,9 @@ mod tests {
 
     /// Reads records of chunks 0, 1 and 2 in turn, as the merge reads three chains' links.
     fn read_around(run: &Run<u32>) {
-        for k in 0..CHUNK {
+        for k in 0..U32_CHUNK {
             for c in 0..3 {
-                assert_eq!(run.get(c * CHUNK + k), (c * CHUNK + k) as u32);
+                assert_eq!(run.get(c * U32_CHUNK + k), (c * U32_CHUNK + k) as u32);
             }
         }
     }
@@ -429,7 +457,7 @@ mod tests {
     #[test]
     fn reads_at_places_apart_are_served_by_an_own_cache_that_holds_their_chunks() {
         let own = filled(Run::with_own_cache(4 * chunk_bytes::<u32>()));
-        assert_eq!(own.on_disk(), 4 * CHUNK);
+        assert_eq!(own.on_disk(), 4 * U32_CHUNK);
         read_around(&own);
         assert_eq!(own.chunks_read(), 3, "each chunk read once");
         // A run left one slot of the shared cache reads a chunk for nearly every record.
@@ -437,6 +465,6 @@ mod tests {
         one_slot.cache_chunks = Some(1);
         let one_slot = filled(one_slot);
         read_around(&one_slot);
-        assert_eq!(one_slot.chunks_read(), 3 * CHUNK);
+        assert_eq!(one_slot.chunks_read(), 3 * U32_CHUNK);
     }
 }

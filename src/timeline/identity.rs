@@ -20,6 +20,7 @@ pub(super) fn name_nodes(
     per_input: &mut [InputEvents],
     test_output: Vec<bool>,
     max_skew_ms: i64,
+    clock: &mut std::time::Instant,
 ) -> Vec<bool> {
     // Which inputs are one process's own log, whose banners start and stop it, in any layout. In the test layout
     // such an input takes its node from its banners here, as a daemon layout does while it is scanned.
@@ -35,6 +36,7 @@ pub(super) fn name_nodes(
         }
         *single_jvm = !own;
     }
+    crate::timings::phase("merge: identity: one process per input", clock);
     // One process's log per input, unless per-node logs were concatenated: a banner stops naming lines where
     // another node's log begins.
     for (i, events) in per_input.iter_mut().enumerate() {
@@ -42,10 +44,13 @@ pub(super) fn name_nodes(
             end_banner_where_another_log_begins(events, max_skew_ms);
         }
     }
+    crate::timings::phase("merge: identity: where another log begins", clock);
     let aliases = learn_aliases(per_input);
+    crate::timings::phase("merge: identity: aliases", clock);
     for events in per_input.iter_mut() {
         resolve_nodes(events, &aliases);
     }
+    crate::timings::phase("merge: identity: resolving nodes", clock);
     // The inputs' node lists name each SCM once, by its node id (not also by its scmId, as its Ratis threads do).
     for stats in inputs.iter_mut() {
         if stats.nodes.keys().any(|n| aliases.contains_key(n.as_str())) {
@@ -60,6 +65,10 @@ pub(super) fn name_nodes(
     for events in per_input.iter_mut() {
         attribute_single_component(events);
     }
+    crate::timings::phase(
+        "merge: identity: rotated families, single components",
+        clock,
+    );
     test_output
 }
 
@@ -74,9 +83,12 @@ pub(super) fn name_nodes(
 ///   banners all name one service and host and no line comes from another component.
 fn banners_are_own(test_layout: bool, events: &InputEvents) -> bool {
     if events
-        .heads
-        .iter()
-        .any(|e| e.kind == EventKind::SignalHandlersNotRegistered)
+        .facts
+        .may_hold(EventKind::SignalHandlersNotRegistered)
+        && events
+            .heads
+            .iter()
+            .any(|e| e.kind == EventKind::SignalHandlersNotRegistered)
     {
         return false;
     }
@@ -178,6 +190,7 @@ fn attribute_to_banner_host(events: &mut InputEvents, stats: &mut InputStats) {
         }
     }
     if changed {
+        events.facts.banner_named = true;
         stats.nodes.clear();
         for h in events.heads.iter() {
             if let (Some(n), Some(from)) = (events.node_name(&h), h.node_from) {
@@ -201,6 +214,10 @@ fn attribute_to_banner_host(events: &mut InputEvents, stats: &mut InputStats) {
 /// threads carry only their own). From there on, up to the next banner, lines get only the node their thread
 /// names (or none), never the banner's.
 pub(super) fn end_banner_where_another_log_begins(events: &mut InputEvents, max_skew_ms: i64) {
+    // Only lines a banner named are looked at.
+    if !events.facts.banner_named {
+        return;
+    }
     let mut seen: std::collections::HashSet<Arc<str>> = Default::default();
     let mut latest: Option<i64> = None;
     let mut unnamed = false;
@@ -252,6 +269,7 @@ pub(super) fn end_banner_where_another_log_begins(events: &mut InputEvents, max_
                 Some((n, from)) => (events.node_id(&n), Some(from)),
                 None => (NO_NODE, None),
             };
+            events.facts.nodeless |= node == NO_NODE;
             events.heads.set(i, h.with_node(node, from));
         }
     }
@@ -315,6 +333,7 @@ fn inherit_family_nodes(
                         events
                             .heads
                             .set(i, h.with_node(id, Some(NodeSource::Banner)));
+                        events.facts.banner_named = true;
                     }
                 }
             }
@@ -328,6 +347,9 @@ fn inherit_family_nodes(
 fn learn_aliases(per_input: &[InputEvents]) -> HashMap<Arc<str>, Arc<str>> {
     let mut aliases = HashMap::new();
     for events in per_input {
+        if !events.facts.may_hold(EventKind::ScmRaftServerCreated) {
+            continue;
+        }
         let mut pending: HashMap<u32, Arc<str>> = HashMap::new();
         for h in events.heads.iter() {
             match h.kind {
@@ -353,6 +375,10 @@ fn learn_aliases(per_input: &[InputEvents]) -> HashMap<Arc<str>, Arc<str>> {
 /// Gives node-less events of single-JVM output the node their context names, and every node its canonical
 /// name (the SCM node id rather than its scmId).
 fn resolve_nodes(events: &mut InputEvents, aliases: &HashMap<Arc<str>, Arc<str>>) {
+    // A head with a node keeps it unless an alias renames it; contexts and ports name only node-less heads.
+    if !events.facts.nodeless && !events.nodes.iter().any(|n| aliases.contains_key(n)) {
+        return;
+    }
     let canonical = |n: &Arc<str>| aliases.get(n).cloned().unwrap_or_else(|| n.clone());
     // Thread numbers are the input's own: contexts are kept by thread number.
     let mut context: HashMap<u32, Arc<str>> = HashMap::new();
@@ -446,6 +472,9 @@ fn resolve_nodes(events: &mut InputEvents, aliases: &HashMap<Arc<str>, Arc<str>>
 /// In one input, a node-less event of a component that has exactly one node there belongs to that node
 /// (Recon's unprefixed `ReconTaskThread-N` threads in test output, with one Recon).
 fn attribute_single_component(events: &mut InputEvents) {
+    if !events.facts.nodeless {
+        return;
+    }
     // Every kind of process logs the version-manager lines: their rule's component says nothing.
     let shared = |k: EventKind| {
         matches!(
@@ -494,10 +523,24 @@ pub(super) fn learn_services(
             .file_name()
             .and_then(|n| crate::node::from_file_name(&n.to_string_lossy()))
             .and_then(|(_, service)| Component::from_name(&service));
+        // A node keeps the first service found for it: once each of the input's nodes has one, the rest of
+        // its heads can tell nothing (a file-named daemon log is decided by its first head).
+        let mut decided: Vec<bool> = events
+            .nodes
+            .iter()
+            .map(|n| services.contains_key(n))
+            .collect();
+        let mut open = decided.iter().filter(|d| !**d).count();
         for h in events.heads.iter() {
-            let Some(node) = events.node_name(&h) else {
+            if open == 0 {
+                break;
+            }
+            let Some(n) = h.node() else {
                 continue;
             };
+            if decided[n as usize] {
+                continue;
+            }
             let service = from_name.or_else(|| match h.kind {
                 EventKind::ProcessStarted => match text_field(events, &h, "service").as_deref() {
                     Some("StorageContainerManager") => Some(Component::Scm),
@@ -511,7 +554,9 @@ pub(super) fn learn_services(
                 _ => Some(h.component).filter(|c| *c != Component::Any),
             });
             if let Some(s) = service {
-                services.entry(node.clone()).or_insert(s);
+                services.insert(events.nodes[n as usize].clone(), s);
+                decided[n as usize] = true;
+                open -= 1;
             }
         }
     }

@@ -191,11 +191,18 @@ pub fn from_inputs(
     let max_skew_ms = rules.max_skew_ms;
     let mut clock = std::time::Instant::now();
     crate::event_store::release_freed_memory();
-    let test_output = identity::name_nodes(&mut inputs, &mut per_input, test_output, max_skew_ms);
+    let test_output = identity::name_nodes(
+        &mut inputs,
+        &mut per_input,
+        test_output,
+        max_skew_ms,
+        &mut clock,
+    );
     repeats::drop_repeated_story(&mut inputs, &mut per_input, &test_output);
     repeats::drop_repeated_records(&mut inputs, &mut per_input);
+    crate::timings::phase("merge: repeated stories and records", &mut clock);
     let services = identity::learn_services(&inputs, &per_input);
-    crate::timings::phase("merge: passes over each input", &mut clock);
+    crate::timings::phase("merge: services", &mut clock);
 
     let order::Merged {
         all,
@@ -459,6 +466,49 @@ mod tests {
     };
 
     const DAY: i64 = 86_400_000;
+
+    /// Past the memory budget every pass over an input reads its heads back from disk: a pass that can
+    /// change nothing in an input (no banner-named, node-less or aliased heads: a daemon log named by its
+    /// file) does not read them, and the one that learns services stops at the first head.
+    #[test]
+    fn passes_that_can_change_nothing_in_an_input_read_none_of_its_heads_back_from_disk() {
+        let mut input = InputEvents::spilling();
+        for i in 0..3 * crate::spill::CHUNK {
+            let mut e = ev(EventKind::SecretKeysUpdated, "scm1", i as i64, vec![]);
+            e.node_from = Some(NodeSource::FileName);
+            input.push(e);
+        }
+        let mut per_input = vec![input];
+        let mut inputs = vec![InputStats {
+            path: "ozone-hadoop-scm-scm1.log".into(),
+            ..InputStats::default()
+        }];
+        let mut clock = std::time::Instant::now();
+        let test_output = identity::name_nodes(
+            &mut inputs,
+            &mut per_input,
+            vec![false],
+            DEFAULT_MAX_SKEW_MS,
+            &mut clock,
+        );
+        assert_eq!(test_output, vec![false]);
+        assert_eq!(per_input[0].heads.chunks_read(), 0);
+        let services = identity::learn_services(&inputs, &per_input);
+        assert_eq!(services.get("scm1"), Some(&Component::Scm));
+        assert_eq!(per_input[0].heads.chunks_read(), 1, "the first chunk only");
+        // A node-less head is one a pass may name: the passes read the input again.
+        let mut nodeless = ev(EventKind::SecretKeysUpdated, "scm1", 0, vec![]);
+        nodeless.node = None;
+        per_input[0].push(nodeless);
+        identity::name_nodes(
+            &mut inputs,
+            &mut per_input,
+            vec![false],
+            DEFAULT_MAX_SKEW_MS,
+            &mut clock,
+        );
+        assert!(per_input[0].heads.chunks_read() > 1);
+    }
 
     #[test]
     fn a_banner_stops_naming_lines_where_another_nodes_log_begins_in_one_input() {
