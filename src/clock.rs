@@ -108,7 +108,7 @@ impl Clocks {
             let Some(t) = h.time().filter(|t| t.has_date) else {
                 continue;
             };
-            let e = events.get(i);
+            let e = events.event_of(&h);
             let keys: Vec<&crate::value::SecretKeyInfo> = e
                 .fields
                 .iter()

@@ -446,21 +446,38 @@ fn materialize(h: &Head, data: &InputData, names: &[Arc<str>]) -> Event {
 }
 
 /// Every input's heads, numbered one after the other (each input's a contiguous range, in input order):
-/// the merge's numbering of the events.
+/// the merge's numbering of the events. A head read from it carries the run's node number: each input's
+/// own numbers are mapped as its heads are read, so that the heads need not be rewritten (on disk, that
+/// would be a read and a write of every chunk).
 #[derive(Debug, Default)]
 pub struct Gathered {
     runs: Vec<HeadRun>,
+    /// Per run, the run's node number of each of its input's node numbers.
+    node_maps: Vec<Vec<u32>>,
     /// Where each run's heads start in the numbering.
     starts: Vec<usize>,
     len: usize,
 }
 
 impl Gathered {
-    /// Appends a run: its heads are numbered from [`Gathered::len`] on.
-    pub fn append(&mut self, run: HeadRun) {
+    /// Appends a run: its heads are numbered from [`Gathered::len`] on, and its node `n` reads as
+    /// `node_map[n]`.
+    pub fn append(&mut self, run: HeadRun, node_map: Vec<u32>) {
         self.starts.push(self.len);
         self.len += run.len();
         self.runs.push(run);
+        self.node_maps.push(node_map);
+    }
+
+    /// Appends a run whose heads carry the run's node numbers already (tests).
+    #[cfg(test)]
+    pub fn append_as_is(&mut self, run: HeadRun) {
+        let nodes = run
+            .iter()
+            .filter_map(|h| h.node())
+            .max()
+            .map_or(0, |n| n + 1);
+        self.append(run, (0..nodes).collect());
     }
 
     pub fn len(&self) -> usize {
@@ -478,16 +495,30 @@ impl Gathered {
         (r, i - self.starts[r])
     }
 
+    /// A head of run `r` with the run's node number.
+    #[inline]
+    fn mapped(&self, r: usize, mut h: Head) -> Head {
+        if h.has_node() {
+            h.node = self.node_maps[r][h.node as usize];
+        }
+        h
+    }
+
     /// Head `i` of the numbering.
     #[inline]
     pub fn get(&self, i: usize) -> Head {
         let (r, local) = self.locate(i);
-        self.runs[r].get(local)
+        self.mapped(r, self.runs[r].get(local))
     }
 
     /// How many heads live on disk.
     pub fn on_disk(&self) -> usize {
         self.runs.iter().map(HeadRun::on_disk).sum()
+    }
+
+    /// How many chunks of heads were read back from disk so far.
+    pub fn chunks_read(&self) -> usize {
+        self.runs.iter().map(HeadRun::chunks_read).sum()
     }
 
     /// A reader of heads by number that holds the chunks each run was last read in.
@@ -501,7 +532,10 @@ impl Gathered {
 
     /// Every head in the numbering's order.
     pub fn iter(&self) -> impl Iterator<Item = Head> + '_ {
-        self.runs.iter().flat_map(HeadRun::iter)
+        self.runs
+            .iter()
+            .enumerate()
+            .flat_map(move |(r, run)| run.iter().map(move |h| self.mapped(r, h)))
     }
 }
 
@@ -538,10 +572,10 @@ impl GatheredReader<'_> {
         let held = &mut self.held[r];
         if let Some(slot) = held.iter_mut().find(|s| s.chunk == c) {
             slot.used = self.clock;
-            return slot.heads[at];
+            return self.all.mapped(r, slot.heads[at]);
         }
         let heads = self.all.runs[r].chunk(c);
-        let h = heads[at];
+        let h = self.all.mapped(r, heads[at]);
         let fresh = HeldChunk {
             chunk: c,
             used: self.clock,
@@ -643,6 +677,11 @@ impl EventStore {
         materialize(&h, self.data(&h), &self.node_names)
     }
 
+    /// The whole event of a head this store gave ([`EventStore::heads`]): no head is read again.
+    pub fn event_of(&self, h: &Head) -> Event {
+        materialize(h, self.data(h), &self.node_names)
+    }
+
     /// Event `i`, or `None` past the end.
     pub fn try_get(&self, i: usize) -> Option<Event> {
         (i < self.len()).then(|| self.get(i))
@@ -650,8 +689,7 @@ impl EventStore {
 
     /// Every event in merged order, each read back as it is reached.
     pub fn iter(&self) -> impl Iterator<Item = Event> + '_ {
-        self.heads()
-            .map(|h| materialize(&h, self.data(&h), &self.node_names))
+        self.heads().map(|h| self.event_of(&h))
     }
 
     /// The name of the node of event `i`.
@@ -764,7 +802,7 @@ mod tests {
         let heads: Vec<Head> = input.heads.iter().collect();
         let names = input.nodes.clone();
         let mut gathered = Gathered::default();
-        gathered.append(input.heads);
+        gathered.append_as_is(input.heads);
         let store = EventStore::new(
             gathered,
             [2, 0, 1].into_iter().collect(),
@@ -854,7 +892,7 @@ mod tests {
             heads.push(input.heads.get(0));
         }
         let mut all = Gathered::default();
-        all.append(heads);
+        all.append(heads, vec![0]);
         assert_eq!(all.on_disk(), 4 * CHUNK);
         let mut reader = all.reader();
         for i in 0..2 * CHUNK {
@@ -862,6 +900,33 @@ mod tests {
             assert_eq!(reader.get(2 * CHUNK + i), input.heads.get(0));
         }
         assert_eq!(all.runs[0].chunks_read(), 4);
+    }
+
+    #[test]
+    fn gathered_heads_read_with_the_runs_node_numbers_and_stay_as_written() {
+        let mut input = InputEvents::spilling();
+        for i in 0..3 * CHUNK {
+            let node = ["scm1", "scm2"][i % 2];
+            input.push(ev(EventKind::SecretKeysUpdated, node, i as i64, vec![]));
+        }
+        let mut all = Gathered::default();
+        // The input's scm1 (0) and scm2 (1) are the run's nodes 5 and 2.
+        all.append(input.heads, vec![5, 2]);
+        let expect = |i: usize| [5, 2][i % 2];
+        for (i, h) in all.iter().enumerate() {
+            assert_eq!(h.node, expect(i), "iter, head {i}");
+        }
+        let mut reader = all.reader();
+        for i in (0..3 * CHUNK).rev() {
+            assert_eq!(all.get(i).node, expect(i), "get, head {i}");
+            assert_eq!(reader.get(i).node, expect(i), "reader, head {i}");
+        }
+        assert_eq!(all.runs[0].on_disk(), 3 * CHUNK);
+        assert_eq!(
+            all.runs[0].get(1).node,
+            1,
+            "the run keeps the input's numbers"
+        );
     }
 
     #[test]

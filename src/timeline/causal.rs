@@ -4,7 +4,7 @@
 //! ([`crate::bugs::Bug::causal`]), and the merge applies every registered rule
 //! ([`crate::bugs::causal_rules`]), so that every model reads one order whichever models a run checks.
 
-use crate::event_store::{Gathered, Head, InputData};
+use crate::event_store::{Gathered, Head, InputData, NO_NODE};
 use crate::value::Value;
 use crate::vocab::EventKind;
 use std::collections::HashMap;
@@ -52,8 +52,9 @@ pub(super) fn add_causal_edges(
         .iter()
         .map(|&k| rules.iter().any(|r| (r.carries)(k)))
         .collect();
-    let mut maker: HashMap<String, u32> = HashMap::new();
-    let mut uses: Vec<(u32, String)> = Vec::new();
+    // The maker and each user with its node, read in the one pass: no head is read again by number.
+    let mut maker: HashMap<String, (u32, u32)> = HashMap::new();
+    let mut uses: Vec<(u32, u32, String)> = Vec::new();
     let mut facts = Vec::new();
     for (i, h) in all.iter().enumerate() {
         if !carried[h.kind.index()] {
@@ -68,19 +69,66 @@ pub(super) fn add_causal_edges(
         for fact in facts.drain(..) {
             match fact {
                 Fact::Makes(token) => {
-                    maker.entry(token).or_insert(i);
+                    maker.entry(token).or_insert((i, h.node));
                 }
-                Fact::Uses(token) => uses.push((i, token)),
+                Fact::Uses(token) => uses.push((i, h.node, token)),
             }
         }
     }
-    for (i, token) in uses {
-        let Some(&from) = maker.get(&token) else {
+    for (i, node, token) in uses {
+        let Some(&(from, maker_node)) = maker.get(&token) else {
             continue;
         };
-        let (f, t) = (all.get(from as usize), all.get(i as usize));
-        if from != i && f.has_node() && f.node != t.node {
+        if from != i && maker_node != NO_NODE && maker_node != node {
             edges.push((from, i));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event_store::InputEvents;
+    use crate::monitor::testkit::{ev, key, keys};
+    use crate::spill::CHUNK;
+
+    /// Past the memory budget the heads are on disk: the edges come from one pass over them, with no head
+    /// read again by number.
+    #[test]
+    fn causal_edges_come_from_one_pass_over_the_heads() {
+        let mut input = InputEvents::spilling();
+        input.push(ev(
+            EventKind::SecretKeyGenerated,
+            "scm1",
+            0,
+            vec![("key", key("k1", 0))],
+        ));
+        for i in 1..3 * CHUNK {
+            let node = if i % 2 == 0 { "scm1" } else { "scm2" };
+            let e = ev(
+                EventKind::SecretKeysUpdated,
+                node,
+                i as i64,
+                vec![("keys", keys(&[("k1", 0)]))],
+            );
+            input.push(e);
+        }
+        let data = vec![Arc::new(input.data)];
+        let mut all = Gathered::default();
+        all.append(input.heads, vec![0, 1]);
+        let mut edges = Vec::new();
+        add_causal_edges(
+            &all,
+            &data,
+            &[&crate::bugs::scm_secret_keys::KEY_ORIGIN],
+            &mut edges,
+        );
+        // scm2's uses of the key scm1 made, and none of scm1's own.
+        let expected: Vec<(u32, u32)> = (1..3 * CHUNK as u32)
+            .filter(|i| i % 2 == 1)
+            .map(|i| (0, i))
+            .collect();
+        assert_eq!(edges, expected);
+        assert_eq!(all.chunks_read(), 3, "each chunk once");
     }
 }

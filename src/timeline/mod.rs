@@ -213,44 +213,31 @@ pub fn from_inputs(
         run_nodes,
     } = order::merge(per_input, &test_output, rules, &mut clock);
     crate::event_store::release_freed_memory();
-    // Models key their state by a small integer per node rather than by name: node keys are numbered in
-    // the order nodes first appear in the merged timeline.
+    // One pass in merged order (past the memory budget each pass reads the heads back from disk): the node
+    // keys, each node's first line, the kinds each node logs, the lifecycle steps and each block's earliest
+    // date. Models key their state by a small integer per node rather than by name: node keys are numbered
+    // in the order nodes first appear in the merged timeline.
     let mut node_names: Vec<Arc<str>> = Vec::new();
     let mut key_of_run_node: Vec<u32> = vec![u32::MAX; run_nodes.len()];
-    let mut reader = all.reader();
-    for at in order.iter() {
-        let h = reader.get(at as usize);
-        if h.has_node() {
-            let k = &mut key_of_run_node[h.node as usize];
-            if *k == u32::MAX {
-                node_names.push(run_nodes[h.node as usize].clone());
-                *k = (node_names.len() - 1) as u32;
-            }
-        }
-    }
-    drop(run_nodes);
-    crate::timings::note(&format!(
-        "events: {} heads, {} of them on disk",
-        all.len(),
-        all.on_disk()
-    ));
-    let events = EventStore::new(all, order, key_of_run_node, data, node_names.clone());
-    let service_by_key = node_names
-        .iter()
-        .map(|n| services.get(n).copied())
-        .collect();
-    // One pass in merged order (past the memory budget each pass reads the heads back from disk): each
-    // node's first line, the kinds each node logs, the lifecycle steps and each block's earliest date.
-    let mut first_seen = vec![false; node_names.len()];
     let mut started_in_view = std::collections::HashSet::new();
     let words = EventKind::ALL.len().div_ceil(64);
-    let mut kinds_by_node = vec![vec![0u64; words]; node_names.len()];
+    let mut kinds_by_node: Vec<Vec<u64>> = Vec::new();
     let mut lifecycle = Lifecycle::default();
     let mut life = LifeSteps::default();
-    let mut date_floor = vec![i64::MAX; events.len().div_ceil(DATE_FLOOR_BLOCK)];
-    for (i, h) in events.heads().enumerate() {
-        if let Some(k) = h.node() {
-            if !std::mem::replace(&mut first_seen[k as usize], true)
+    let mut date_floor = vec![i64::MAX; order.len().div_ceil(DATE_FLOOR_BLOCK)];
+    let mut reader = all.reader();
+    for (i, at) in order.iter().enumerate() {
+        let mut h = reader.get(at as usize);
+        if h.has_node() {
+            let k = &mut key_of_run_node[h.node as usize];
+            let first_seen = *k == u32::MAX;
+            if first_seen {
+                node_names.push(run_nodes[h.node as usize].clone());
+                kinds_by_node.push(vec![0u64; words]);
+                *k = (node_names.len() - 1) as u32;
+            }
+            h.node = *k;
+            if first_seen
                 && matches!(
                     h.kind,
                     EventKind::ProcessStarted
@@ -259,10 +246,10 @@ pub fn from_inputs(
                         | EventKind::ScmRaftServerCreated
                 )
             {
-                started_in_view.insert(node_names[k as usize].clone());
+                started_in_view.insert(node_names[h.node as usize].clone());
             }
             let kind = h.kind.index();
-            kinds_by_node[k as usize][kind / 64] |= 1 << (kind % 64);
+            kinds_by_node[h.node as usize][kind / 64] |= 1 << (kind % 64);
         }
         let test = test_output
             .get(h.span.input as usize)
@@ -278,6 +265,18 @@ pub fn from_inputs(
         let block = &mut date_floor[i / DATE_FLOOR_BLOCK];
         *block = (*block).min(dated);
     }
+    drop(reader);
+    drop(run_nodes);
+    crate::timings::note(&format!(
+        "events: {} heads, {} of them on disk",
+        all.len(),
+        all.on_disk()
+    ));
+    let events = EventStore::new(all, order, key_of_run_node, data, node_names.clone());
+    let service_by_key = node_names
+        .iter()
+        .map(|n| services.get(n).copied())
+        .collect();
     // A block's floor is the earliest date of it and every block after it.
     for b in (0..date_floor.len().saturating_sub(1)).rev() {
         date_floor[b] = date_floor[b].min(date_floor[b + 1]);

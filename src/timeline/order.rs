@@ -130,23 +130,22 @@ pub(super) fn merge(
     // From here on a head's node is the run's node number, not its input's.
     let mut run_nodes: Vec<Arc<str>> = Vec::new();
     let mut run_node_ids: HashMap<Arc<str>, u32> = HashMap::new();
-    for events in &mut per_input {
-        let to_run: Vec<u32> = events
-            .nodes
-            .iter()
-            .map(|n| {
-                *run_node_ids.entry(n.clone()).or_insert_with(|| {
-                    run_nodes.push(n.clone());
-                    (run_nodes.len() - 1) as u32
+    // Each input's node numbers to the run's, applied as the gathered heads are read.
+    let mut to_run: Vec<Vec<u32>> = per_input
+        .iter()
+        .map(|events| {
+            events
+                .nodes
+                .iter()
+                .map(|n| {
+                    *run_node_ids.entry(n.clone()).or_insert_with(|| {
+                        run_nodes.push(n.clone());
+                        (run_nodes.len() - 1) as u32
+                    })
                 })
-            })
-            .collect();
-        events.heads.update(|h| {
-            if h.has_node() {
-                h.node = to_run[h.node as usize];
-            }
-        });
-    }
+                .collect()
+        })
+        .collect();
 
     // All heads numbered one after the other, each input's a contiguous range in input order, the largest
     // input first (as when they were gathered into one vector; the numbers break ties in the order).
@@ -158,7 +157,10 @@ pub(super) fn merge(
         .chain((0..per_input.len()).filter(|&i| Some(i) != largest));
     for i in inputs {
         let start = all.len();
-        all.append(std::mem::take(&mut per_input[i].heads));
+        all.append(
+            std::mem::take(&mut per_input[i].heads),
+            std::mem::take(&mut to_run[i]),
+        );
         ranges[i] = start..all.len();
     }
     let data: Vec<Arc<InputData>> = per_input.into_iter().map(|e| Arc::new(e.data)).collect();
@@ -246,11 +248,10 @@ fn kahn(all: &Gathered, chains: &mut Chains, edges: &[(u32, u32)], max_skew_ms: 
     let ready_now = |chains: &Chains, waiting: &FxHashMap<u32, u32>, j: u32| {
         chains.pred_done(j) && !waiting.contains_key(&j)
     };
-    let mut ready: BinaryHeap<Reverse<(OrderKey, u32)>> = all
-        .iter()
-        .zip(0u32..)
-        .filter(|&(_, i)| ready_now(chains, &waiting, i))
-        .map(|(h, i)| Reverse((order_key(&h), i)))
+    // The first events of the chains: only their heads are read.
+    let mut ready: BinaryHeap<Reverse<(OrderKey, u32)>> = (0..all.len() as u32)
+        .filter(|&i| ready_now(chains, &waiting, i))
+        .map(|i| Reverse((order_key(&reader.get(i as usize)), i)))
         .collect();
     let mut order: Run<u32> = Run::new();
     let mut skew_warnings = Vec::new();
@@ -529,7 +530,7 @@ mod tests {
             }
             let heads: Vec<Head> = got.all.iter().collect();
             let mut all = Gathered::default();
-            all.append(heads.iter().copied().collect());
+            all.append_as_is(heads.iter().copied().collect());
             let (order, warnings, whole) =
                 merge_by_whole_graph(&heads, &all, &ranges, &got.data, &test_output, skew);
             let got_order: Vec<u32> = got.order.iter().collect();
