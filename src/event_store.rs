@@ -570,7 +570,14 @@ impl GatheredReader<'_> {
         let (c, at) = (local / CHUNK, local % CHUNK);
         self.clock += 1;
         let held = &mut self.held[r];
-        if let Some(slot) = held.iter_mut().find(|s| s.chunk == c) {
+        // Most reads are of the chunk read last: it is kept first.
+        if let Some(first) = held.first_mut().filter(|s| s.chunk == c) {
+            first.used = self.clock;
+            return self.all.mapped(r, first.heads[at]);
+        }
+        if let Some(k) = held.iter().position(|s| s.chunk == c) {
+            held.swap(0, k);
+            let slot = &mut held[0];
             slot.used = self.clock;
             return self.all.mapped(r, slot.heads[at]);
         }
@@ -581,11 +588,15 @@ impl GatheredReader<'_> {
             used: self.clock,
             heads,
         };
-        if held.len() < HELD_PER_RUN {
-            held.push(fresh);
-        } else if let Some(oldest) = held.iter_mut().min_by_key(|s| s.used) {
-            *oldest = fresh;
+        if held.len() >= HELD_PER_RUN {
+            // The least recently read one goes.
+            if let Some(oldest) = (0..held.len()).min_by_key(|&k| held[k].used) {
+                held.swap_remove(oldest);
+            }
         }
+        held.push(fresh);
+        let last = held.len() - 1;
+        held.swap(0, last);
         h
     }
 }

@@ -770,7 +770,9 @@ struct InputScan<'a> {
     input_id: u32,
     setup: &'a Setup<'a>,
     stats: InputStats,
-    streams: rustc_hash::FxHashMap<Box<[u8]>, StreamState>,
+    /// Each stream's state, by the stream's number (its place in `stream_names`): a record finds its
+    /// stream's state without hashing its name.
+    streams: Vec<StreamState>,
     stream_names: Vec<Box<[u8]>>,
     pending: VecDeque<Candidate>,
     pending_base: u64,
@@ -1085,7 +1087,7 @@ impl<'a> InputScan<'a> {
                 wrapper: setup.wrapper.as_ref().map(Wrapper::name),
                 ..InputStats::default()
             },
-            streams: Default::default(),
+            streams: Vec::new(),
             stream_names: Vec::new(),
             pending: VecDeque::new(),
             pending_base: 0,
@@ -1256,11 +1258,8 @@ impl InputScan<'_> {
                 continue;
             };
             let part = &scan.streams[i];
-            let has_record = self
-                .streams
-                .entry(part.name.clone())
-                .or_default()
-                .has_record;
+            let id = self.stream_index(&part.name);
+            let has_record = self.streams[id as usize].has_record;
             let skip = if self.setup.docker {
                 self.setup.stream_of(text).1
             } else {
@@ -1293,7 +1292,8 @@ impl InputScan<'_> {
         }
         for part in &scan.streams {
             if part.has_header {
-                let state = self.streams.entry(part.name.clone()).or_default();
+                let id = self.stream_index(&part.name);
+                let state = &mut self.streams[id as usize];
                 state.has_record = true;
                 if let Some(seq) = state.open.take() {
                     let idx = (seq - self.pending_base) as usize;
@@ -1316,11 +1316,10 @@ impl InputScan<'_> {
         for mut c in scan.candidates {
             c.line += base_line + 1;
             let seq = self.pending_base + self.pending.len() as u64;
-            if c.open {
-                let name = &scan.streams[c.stream as usize].name;
-                self.streams.get_mut(name).expect("stream seen").open = Some(seq);
-            }
             c.stream = ids[c.stream as usize];
+            if c.open {
+                self.streams[c.stream as usize].open = Some(seq);
+            }
             self.pending.push_back(c);
         }
         self.lines_before += scan.lines;
@@ -1338,13 +1337,15 @@ impl InputScan<'_> {
             Some(i) => i as u16,
             None => {
                 self.stream_names.push(name.into());
+                self.streams.push(StreamState::default());
                 (self.stream_names.len() - 1) as u16
             }
         }
     }
 
     fn extend_open(&mut self, stream: &[u8], text: &[u8], end: u64) {
-        let Some(seq) = self.streams.get(stream).and_then(|s| s.open) else {
+        let known = self.stream_names.iter().position(|n| &**n == stream);
+        let Some(seq) = known.and_then(|i| self.streams[i].open) else {
             return;
         };
         let c = &mut self.pending[(seq - self.pending_base) as usize];
@@ -1462,7 +1463,7 @@ impl InputScan<'_> {
         let thread = self.intern_bytes(thread.get(block));
         let name = &self.stream_names[stream as usize];
         // Made when the block with the record's header was folded (as in `fold`).
-        let state = self.streams.get_mut(name).expect("stream seen");
+        let state = &mut self.streams[stream as usize];
         // A wrapped line's stream is `node NUL channel [NUL process]`: the node names it (pod, host), when
         // there is one.
         let node_name = match self.setup.wrapper {
@@ -1535,7 +1536,7 @@ impl InputScan<'_> {
                 self.setup.close(c, &[]);
             }
         }
-        for s in self.streams.values_mut() {
+        for s in self.streams.iter_mut() {
             s.open = None;
         }
         self.flush(&[], on_event, on_unparsed);
