@@ -206,7 +206,12 @@ impl KeySorter {
         let files = if parts > 1 {
             // No temporary directory: one part, in memory (correct, only larger).
             (0..parts)
-                .map(|_| tempfile::tempfile().map(std::io::BufWriter::new))
+                // Large buffers (a sixty-fourth of the keys' share of the budget, split between the parts):
+                // each key is 16 bytes, and a small buffer made a write call per 512 keys.
+                .map(|_| {
+                    let buffer = (crate::memory::budget() / 4 / 64 / parts).clamp(8 << 10, 1 << 20);
+                    tempfile::tempfile().map(|f| std::io::BufWriter::with_capacity(buffer, f))
+                })
                 .collect::<Result<Vec<_>, _>>()
                 .unwrap_or_default()
         } else {
@@ -246,7 +251,8 @@ impl KeySorter {
             let mut file = file
                 .into_inner()
                 .expect("writing the repeated-record keys' spill file");
-            let mut bytes = Vec::new();
+            let len = file.metadata().map_or(0, |m| m.len() as usize);
+            let mut bytes = Vec::with_capacity(len);
             file.rewind()
                 .and_then(|_| file.read_to_end(&mut bytes))
                 .expect("reading back the repeated-record keys' spill file");
