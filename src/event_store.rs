@@ -526,7 +526,6 @@ impl Gathered {
         GatheredReader {
             all: self,
             held: (0..self.runs.len()).map(|_| Vec::new()).collect(),
-            clock: 0,
         }
     }
 
@@ -549,17 +548,8 @@ const HELD_PER_RUN: usize = 8;
 /// memory.
 pub struct GatheredReader<'a> {
     all: &'a Gathered,
-    /// Per run, up to [`HELD_PER_RUN`] chunks.
-    held: Vec<Vec<HeldChunk<'a>>>,
-    clock: u64,
-}
-
-/// A chunk of heads a [`GatheredReader`] holds.
-struct HeldChunk<'a> {
-    chunk: usize,
-    /// When it was last read (the reader's clock).
-    used: u64,
-    heads: std::borrow::Cow<'a, [Head]>,
+    /// Per run, up to [`HELD_PER_RUN`] chunks (chunk number, heads), the one read last first.
+    held: Vec<Vec<(usize, std::borrow::Cow<'a, [Head]>)>>,
 }
 
 impl GatheredReader<'_> {
@@ -568,36 +558,21 @@ impl GatheredReader<'_> {
     pub fn get(&mut self, i: usize) -> Head {
         let (r, local) = self.all.locate(i);
         let (c, at) = (local / CHUNK, local % CHUNK);
-        self.clock += 1;
         let held = &mut self.held[r];
-        // Most reads are of the chunk read last: it is kept first.
-        if let Some(first) = held.first_mut().filter(|s| s.chunk == c) {
-            first.used = self.clock;
-            return self.all.mapped(r, first.heads[at]);
-        }
-        if let Some(k) = held.iter().position(|s| s.chunk == c) {
-            held.swap(0, k);
-            let slot = &mut held[0];
-            slot.used = self.clock;
-            return self.all.mapped(r, slot.heads[at]);
-        }
-        let heads = self.all.runs[r].chunk(c);
-        let h = self.all.mapped(r, heads[at]);
-        let fresh = HeldChunk {
-            chunk: c,
-            used: self.clock,
-            heads,
-        };
-        if held.len() >= HELD_PER_RUN {
-            // The least recently read one goes.
-            if let Some(oldest) = (0..held.len()).min_by_key(|&k| held[k].used) {
-                held.swap_remove(oldest);
+        match held.iter().position(|(chunk, _)| *chunk == c) {
+            // Most reads are of the chunk read last.
+            Some(0) => {}
+            Some(k) => {
+                let slot = held.remove(k);
+                held.insert(0, slot);
+            }
+            None => {
+                // The least recently read one goes.
+                held.truncate(HELD_PER_RUN - 1);
+                held.insert(0, (c, self.all.runs[r].chunk(c)));
             }
         }
-        held.push(fresh);
-        let last = held.len() - 1;
-        held.swap(0, last);
-        h
+        self.all.mapped(r, held[0].1[at])
     }
 }
 
@@ -684,8 +659,7 @@ impl EventStore {
 
     /// Event `i`, whole.
     pub fn get(&self, i: usize) -> Event {
-        let h = self.head(i);
-        materialize(&h, self.data(&h), &self.node_names)
+        self.event_of(&self.head(i))
     }
 
     /// The whole event of a head this store gave ([`EventStore::heads`]): no head is read again.

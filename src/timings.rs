@@ -14,7 +14,10 @@ pub fn phase(phase: &str, since: &mut std::time::Instant) {
         };
         // Chunks read back from disk and written to it during the phase (the runs of `crate::spill`).
         let (reads, writes) = crate::spill::disk_chunks();
-        let (last_reads, last_writes) = LAST_DISK.swap_both(reads, writes);
+        let (last_reads, last_writes) = std::mem::replace(
+            &mut *LAST_DISK.lock().unwrap_or_else(|p| p.into_inner()),
+            (reads, writes),
+        );
         let disk = match (reads - last_reads, writes - last_writes) {
             (0, 0) => String::new(),
             (r, w) => format!(", disk chunks read {r}, written {w}"),
@@ -34,17 +37,8 @@ pub fn note(what: &str) {
     }
 }
 
-/// The spill counters at the end of the last phase printed.
-struct LastDisk(std::sync::Mutex<(usize, usize)>);
-
-impl LastDisk {
-    fn swap_both(&self, reads: usize, writes: usize) -> (usize, usize) {
-        let mut last = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        std::mem::replace(&mut *last, (reads, writes))
-    }
-}
-
-static LAST_DISK: LastDisk = LastDisk(std::sync::Mutex::new((0, 0)));
+/// The spill counters (chunks read, written) at the end of the last phase printed.
+static LAST_DISK: std::sync::Mutex<(usize, usize)> = std::sync::Mutex::new((0, 0));
 
 fn on() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
