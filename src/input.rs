@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 
+use crate::mapped::MappedFile;
+
 /// Blocks are cut at a newline near this size.
 pub const BLOCK_SIZE: usize = 1 << 20;
 /// A line longer than this is cut; the rest of it continues in the next block (and is reported).
@@ -787,15 +789,101 @@ impl Read for FollowReader {
 pub struct Block {
     /// Offset of `bytes[0]` in the (decompressed) input.
     pub offset: u64,
-    pub bytes: Vec<u8>,
+    pub bytes: BlockData,
     /// The block starts in the middle of a line that an earlier block cut because it exceeded `MAX_LINE`.
     pub continues_line: bool,
+}
+
+/// A block's bytes: read into a buffer, or a range of a mapped file.
+pub enum BlockData {
+    Read(Vec<u8>),
+    Mapped {
+        map: Arc<MappedFile>,
+        start: usize,
+        end: usize,
+    },
+}
+
+impl std::ops::Deref for BlockData {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            BlockData::Read(v) => v,
+            BlockData::Mapped { map, start, end } => &map.bytes()[*start..*end],
+        }
+    }
+}
+
+impl std::fmt::Debug for BlockData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BlockData::Read(v) => write!(f, "Read({} bytes)", v.len()),
+            BlockData::Mapped { start, end, .. } => write!(f, "Mapped({start}..{end})"),
+        }
+    }
+}
+
+impl From<Vec<u8>> for BlockData {
+    fn from(bytes: Vec<u8>) -> BlockData {
+        BlockData::Read(bytes)
+    }
+}
+
+impl BlockData {
+    /// The buffer to read the next block into (a mapped block has none: an empty one).
+    pub fn into_buffer(mut self) -> Vec<u8> {
+        match &mut self {
+            BlockData::Read(v) => std::mem::take(v),
+            BlockData::Mapped { .. } => Vec::new(),
+        }
+    }
+}
+
+impl Drop for BlockData {
+    /// A mapped block's pages leave the process's memory with it (see [`MappedFile::release`]).
+    fn drop(&mut self) {
+        if let BlockData::Mapped { map, start, end } = self {
+            map.release(*start, *end);
+        }
+    }
+}
+
+impl Block {
+    /// A block of a file that shrank while it was read ([`MappedFile::shrunk_to`]) and holds bytes past the
+    /// file's new end: the block's whole lines before that end, and the file's new length.
+    pub fn cut_at_truncation(&self) -> Option<(Block, u64)> {
+        let BlockData::Mapped { map, start, end } = &self.bytes else {
+            return None;
+        };
+        // The map's zero pages tell of a truncation; the last block asks the file too, since a file cut
+        // inside the map's last page reads zeros there without a fault.
+        let last = *end == map.bytes().len();
+        if !(last || map.lost_pages()) {
+            return None;
+        }
+        let now = map.shrunk_to()?;
+        if now >= *end as u64 {
+            return None;
+        }
+        let real = &map.bytes()[*start..(now as usize).max(*start)];
+        let whole = memchr::memrchr(b'\n', real).map_or(0, |i| i + 1);
+        let cut = Block {
+            offset: self.offset,
+            bytes: BlockData::Mapped {
+                map: Arc::clone(map),
+                start: *start,
+                end: start + whole,
+            },
+            continues_line: self.continues_line,
+        };
+        Some((cut, now))
+    }
 }
 
 /// What the reader thread sends: a sequence number, then a block or the read error that ended the input.
 pub type BlockMessage = (u64, Result<Block, (u64, io::Error)>);
 
-fn block(seq: u64, offset: u64, bytes: Vec<u8>, continues_line: bool) -> BlockMessage {
+fn block(seq: u64, offset: u64, bytes: BlockData, continues_line: bool) -> BlockMessage {
     (
         seq,
         Ok(Block {
@@ -806,9 +894,170 @@ fn block(seq: u64, offset: u64, bytes: Vec<u8>, continues_line: bool) -> BlockMe
     )
 }
 
-/// Cuts an input into newline-aligned blocks, one [`BlockCutter::next_block`] at a time: on the caller's
+/// Cuts an input into newline-aligned blocks, one [`CutBlocks::next_block`] at a time: on the caller's
 /// thread for the first block (an input that fits in one block is read without a thread), then on the
-/// reader thread of [`BlockCutter::spawn`].
+/// reader thread of [`spawn_cutter`].
+pub trait CutBlocks: Send {
+    /// The next block (read into `buf`, whose contents are discarded, when the input is read), or the read
+    /// error that ended the input; `None` once the input has ended.
+    fn next_block(&mut self, buf: Vec<u8>) -> Option<BlockMessage>;
+    /// The input has ended: [`CutBlocks::next_block`] has nothing more to give.
+    fn ended(&self) -> bool;
+}
+
+/// Cuts the rest of the input on a background thread. Before each block the cutter takes a buffer from
+/// the returned sender's channel, so at most `in_flight` blocks exist until the consumer hands buffers
+/// back: memory stays bounded whatever the input size, and buffers are reused rather than allocated (and
+/// page-faulted) anew for every block.
+pub fn spawn_cutter(
+    mut cutter: Box<dyn CutBlocks>,
+    in_flight: usize,
+) -> (Receiver<BlockMessage>, SyncSender<Vec<u8>>) {
+    let (tx, rx) = channel();
+    let (permit_tx, permit_rx) = sync_channel::<Vec<u8>>(in_flight);
+    for _ in 0..in_flight {
+        permit_tx.send(Vec::new()).expect("channel has room");
+    }
+    std::thread::spawn(move || {
+        // The consumer stops by dropping the permits' sender or the blocks' receiver.
+        while let Ok(buf) = permit_rx.recv() {
+            let Some(message) = cutter.next_block(buf) else {
+                return;
+            };
+            if tx.send(message).is_err() {
+                return;
+            }
+        }
+    });
+    (rx, permit_tx)
+}
+
+/// An input opened as blocks.
+pub struct OpenedBlocks {
+    pub cutter: Box<dyn CutBlocks>,
+    pub live: Live,
+    /// Decompressed: its byte offsets are not the file's.
+    pub gzip: bool,
+}
+
+/// Opens a source as blocks: a regular file longer than a block through a memory map ([`MapCutter`]),
+/// anything else read ([`BlockCutter`]).
+pub fn open_blocks(
+    source: &Source,
+    progress: Option<&indicatif::ProgressBar>,
+) -> io::Result<OpenedBlocks> {
+    if let Source::File(path) = source {
+        let file = File::open(path)?;
+        let worth_a_map = file
+            .metadata()
+            .is_ok_and(|m| m.is_file() && m.len() > BLOCK_SIZE as u64);
+        if let Some(map) = worth_a_map.then(|| MappedFile::map(file)).flatten() {
+            // A gzip file is decompressed as it is read.
+            if !map.bytes().starts_with(&[0x1f, 0x8b]) {
+                return Ok(OpenedBlocks {
+                    cutter: Box::new(MapCutter::new(map, progress.cloned())),
+                    live: Live::Batch,
+                    gzip: false,
+                });
+            }
+        }
+    }
+    let Opened { reader, live, gzip } = open_with_progress(source, progress)?;
+    Ok(OpenedBlocks {
+        cutter: Box::new(BlockCutter::new(reader, live)),
+        live,
+        gzip,
+    })
+}
+
+/// Cuts a mapped file into the blocks [`BlockCutter`] cuts from the same bytes, as ranges of the map.
+pub struct MapCutter {
+    map: Arc<MappedFile>,
+    /// Where the next block starts.
+    pos: usize,
+    offset: u64,
+    seq: u64,
+    continues_line: bool,
+    ended: bool,
+    progress: Option<indicatif::ProgressBar>,
+}
+
+impl MapCutter {
+    pub fn new(map: MappedFile, progress: Option<indicatif::ProgressBar>) -> MapCutter {
+        MapCutter {
+            map: Arc::new(map),
+            pos: 0,
+            offset: 0,
+            seq: 0,
+            continues_line: false,
+            ended: false,
+            progress,
+        }
+    }
+
+    /// The next block's range, cut as [`BlockCutter::next_block`] cuts a read of the same bytes: to the last
+    /// newline of the first `BLOCK_SIZE` bytes (grown a block at a time up to `MAX_LINE` while they hold
+    /// none), or whole at the end of the file.
+    fn next_range(&mut self) -> Option<(usize, usize)> {
+        let bytes = self.map.bytes();
+        let start = self.pos;
+        let mut end = start;
+        let mut searched = start;
+        loop {
+            let have = end - start;
+            let need = if have < BLOCK_SIZE {
+                BLOCK_SIZE - have
+            } else if have < MAX_LINE && memchr::memchr(b'\n', &bytes[searched..end]).is_none() {
+                searched = end;
+                BLOCK_SIZE.min(MAX_LINE - have)
+            } else {
+                break;
+            };
+            let n = need.min(bytes.len() - end);
+            end += n;
+            if n < need {
+                self.ended = true;
+                self.pos = end;
+                return (end > start).then_some((start, end));
+            }
+        }
+        let cut = match memchr::memrchr(b'\n', &bytes[start..end]) {
+            Some(i) => start + crate::wrapper::keep_partials_together(&bytes[start..end], i + 1),
+            None => end,
+        };
+        self.pos = cut;
+        Some((start, cut))
+    }
+}
+
+impl CutBlocks for MapCutter {
+    fn next_block(&mut self, _buf: Vec<u8>) -> Option<BlockMessage> {
+        if self.ended {
+            return None;
+        }
+        let (start, end) = self.next_range()?;
+        self.map.populate(start, end);
+        if let Some(bar) = &self.progress {
+            bar.inc((end - start) as u64);
+        }
+        let bytes = BlockData::Mapped {
+            map: Arc::clone(&self.map),
+            start,
+            end,
+        };
+        let message = block(self.seq, self.offset, bytes, self.continues_line);
+        self.seq += 1;
+        self.offset += (end - start) as u64;
+        self.continues_line = self.map.bytes()[end - 1] != b'\n';
+        Some(message)
+    }
+
+    fn ended(&self) -> bool {
+        self.ended
+    }
+}
+
+/// Cuts an input it reads into newline-aligned blocks (see [`CutBlocks`]).
 pub struct BlockCutter {
     reader: Box<dyn Read + Send>,
     liveness: Live,
@@ -836,14 +1085,26 @@ impl BlockCutter {
         }
     }
 
-    /// The input has ended: [`BlockCutter::next_block`] has nothing more to give.
-    pub fn ended(&self) -> bool {
+    /// `bytes` as the next block, numbered and placed after the one before.
+    fn block(&mut self, bytes: Vec<u8>) -> BlockMessage {
+        let next_continues = !bytes.ends_with(b"\n");
+        let len = bytes.len() as u64;
+        let message = block(self.seq, self.offset, bytes.into(), self.continues_line);
+        self.seq += 1;
+        self.offset += len;
+        self.continues_line = next_continues;
+        message
+    }
+}
+
+impl CutBlocks for BlockCutter {
+    fn ended(&self) -> bool {
         self.ended && self.pending_error.is_none()
     }
 
-    /// The next block, read into `buf` (whose contents are discarded), or the read error that ended the
-    /// input; `None` once the input has ended.
-    pub fn next_block(&mut self, mut buf: Vec<u8>) -> Option<BlockMessage> {
+    /// A live reader sends a block as soon as a read brings a complete line, instead of filling a whole
+    /// block first: a pipe or a followed file is checked as it goes.
+    fn next_block(&mut self, mut buf: Vec<u8>) -> Option<BlockMessage> {
         if let Some(error) = self.pending_error.take() {
             return Some(error);
         }
@@ -915,44 +1176,6 @@ impl BlockCutter {
         self.carry.extend_from_slice(&buf[cut..]);
         buf.truncate(cut);
         Some(self.block(buf))
-    }
-
-    /// `bytes` as the next block, numbered and placed after the one before.
-    fn block(&mut self, bytes: Vec<u8>) -> BlockMessage {
-        let next_continues = !bytes.ends_with(b"\n");
-        let len = bytes.len() as u64;
-        let message = block(self.seq, self.offset, bytes, self.continues_line);
-        self.seq += 1;
-        self.offset += len;
-        self.continues_line = next_continues;
-        message
-    }
-
-    /// Cuts the rest of the input on a background thread. Before each block the reader takes a buffer from
-    /// the returned sender's channel, so at most `in_flight` blocks exist until the consumer hands buffers
-    /// back: memory stays bounded whatever the input size, and buffers are reused rather than allocated (and
-    /// page-faulted) anew for every block.
-    ///
-    /// A `live` reader sends a block as soon as a read brings a complete line, instead of filling a whole
-    /// block first: a pipe or a followed file is checked as it goes.
-    pub fn spawn(mut self, in_flight: usize) -> (Receiver<BlockMessage>, SyncSender<Vec<u8>>) {
-        let (tx, rx) = channel();
-        let (permit_tx, permit_rx) = sync_channel::<Vec<u8>>(in_flight);
-        for _ in 0..in_flight {
-            permit_tx.send(Vec::new()).expect("channel has room");
-        }
-        std::thread::spawn(move || {
-            // The consumer stops by dropping the permits' sender or the blocks' receiver.
-            while let Ok(buf) = permit_rx.recv() {
-                let Some(message) = self.next_block(buf) else {
-                    return;
-                };
-                if tx.send(message).is_err() {
-                    return;
-                }
-            }
-        });
-        (rx, permit_tx)
     }
 }
 
@@ -1108,7 +1331,13 @@ mod tests {
     }
 
     fn blocks_of(data: Vec<u8>) -> Vec<Block> {
-        let (rx, permits) = BlockCutter::new(Box::new(io::Cursor::new(data)), Live::Batch).spawn(2);
+        let (rx, permits) = spawn_cutter(
+            Box::new(BlockCutter::new(
+                Box::new(io::Cursor::new(data)),
+                Live::Batch,
+            )),
+            2,
+        );
         let mut out = Vec::new();
         for (seq, b) in rx {
             assert_eq!(seq, out.len() as u64);
@@ -1116,6 +1345,75 @@ mod tests {
             let _ = permits.send(Vec::new());
         }
         out
+    }
+
+    /// (offset, bytes, continues_line) of each block of `data`, read.
+    fn read_cut(data: &[u8]) -> Vec<(u64, Vec<u8>, bool)> {
+        let mut cutter = BlockCutter::new(Box::new(io::Cursor::new(data.to_vec())), Live::Batch);
+        std::iter::from_fn(|| cutter.next_block(Vec::new()))
+            .map(|(_, b)| b.unwrap())
+            .map(|b| (b.offset, b.bytes.to_vec(), b.continues_line))
+            .collect()
+    }
+
+    /// The same, of `data` written to a file and mapped.
+    fn mapped_cut(data: &[u8]) -> Vec<(u64, Vec<u8>, bool)> {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        io::Write::write_all(&mut file, data).unwrap();
+        let opened = open_blocks(&Source::File(file.path().to_path_buf()), None).unwrap();
+        let mut cutter = opened.cutter;
+        let mut seqs = 0..;
+        std::iter::from_fn(|| cutter.next_block(Vec::new()))
+            .map(|(seq, b)| {
+                assert_eq!(Some(seq), seqs.next());
+                let b = b.unwrap();
+                assert!(
+                    matches!(b.bytes, BlockData::Mapped { .. }),
+                    "{} bytes are mapped",
+                    data.len()
+                );
+                (b.offset, b.bytes.to_vec(), b.continues_line)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_mapped_file_is_cut_into_the_blocks_a_read_of_it_gives() {
+        let lines = |n: usize, from: usize| -> Vec<u8> {
+            (from..from + n)
+                .flat_map(|i| format!("line {i} {}\n", "x".repeat(i % 97)).into_bytes())
+                .collect()
+        };
+        let mut shapes: Vec<(&str, Vec<u8>)> = Vec::new();
+        shapes.push(("lines, a newline at the end", lines(60_000, 0)));
+        let mut unended = lines(60_000, 0);
+        unended.extend_from_slice(b"no newline at the end");
+        shapes.push(("no newline at the end", unended));
+        let mut exact = vec![b'a'; BLOCK_SIZE - 1];
+        exact.push(b'\n');
+        exact.extend_from_slice(&exact.clone());
+        shapes.push(("two blocks exactly", exact));
+        let mut long = lines(20_000, 0);
+        long.extend(vec![b'y'; BLOCK_SIZE * 5 / 2]);
+        long.push(b'\n');
+        long.extend(lines(20_000, 1));
+        shapes.push(("a line of two and a half blocks", long));
+        let mut huge = lines(1_000, 0);
+        huge.extend(vec![b'z'; MAX_LINE + BLOCK_SIZE / 3]);
+        huge.extend(lines(1_000, 7));
+        shapes.push(("a line longer than MAX_LINE", huge));
+        let mut cri = Vec::new();
+        while cri.len() < 3 * BLOCK_SIZE {
+            cri.extend_from_slice(b"2026-08-23T09:00:01.000000000Z stdout P a part of a line\n");
+            cri.extend_from_slice(b"2026-08-23T09:00:01.000000000Z stdout F and its end\n");
+        }
+        shapes.push(("CRI partial lines", cri));
+        for (what, data) in shapes {
+            assert!(data.len() > BLOCK_SIZE, "{what}: long enough to be mapped");
+            let read = read_cut(&data);
+            assert!(read.len() > 1, "{what}: more than one block");
+            assert_eq!(mapped_cut(&data), read, "{what}");
+        }
     }
 
     #[test]
@@ -1221,7 +1519,7 @@ mod tests {
             Live::Batch,
         );
         let (seq, block) = cutter.next_block(Vec::new()).unwrap();
-        assert_eq!((seq, block.unwrap().bytes), (0, b"one\ntwo\n".to_vec()));
+        assert_eq!((seq, &block.unwrap().bytes[..]), (0, &b"one\ntwo\n"[..]));
         assert!(!cutter.ended(), "the error is still to come");
         let (seq, error) = cutter.next_block(Vec::new()).unwrap();
         let (offset, e) = error.unwrap_err();
@@ -1236,20 +1534,25 @@ mod tests {
     #[test]
     fn a_live_reader_sends_each_complete_line_without_waiting_for_a_full_block() {
         let (feed, chunks) = std::sync::mpsc::channel();
-        let (rx, permits) =
-            BlockCutter::new(Box::new(Chunks(chunks)), Live::Lines { ready: None }).spawn(2);
+        let (rx, permits) = spawn_cutter(
+            Box::new(BlockCutter::new(
+                Box::new(Chunks(chunks)),
+                Live::Lines { ready: None },
+            )),
+            2,
+        );
         feed.send(b"first line\nsecond ".to_vec()).unwrap();
         let (_, b) = rx
             .recv_timeout(std::time::Duration::from_secs(5))
             .expect("a block before EOF");
-        assert_eq!(b.unwrap().bytes, b"first line\n");
+        assert_eq!(&b.unwrap().bytes[..], b"first line\n");
         let _ = permits.send(Vec::new());
         feed.send(b"half\n".to_vec()).unwrap();
         let (_, b) = rx
             .recv_timeout(std::time::Duration::from_secs(5))
             .expect("the rest of the line");
         let b = b.unwrap();
-        assert_eq!(b.bytes, b"second half\n");
+        assert_eq!(&b.bytes[..], b"second half\n");
         assert_eq!(b.offset, 11);
         drop(feed);
     }

@@ -37,6 +37,7 @@ pub mod live;
 #[cfg(any(test, feature = "testing"))]
 pub mod log_gen;
 pub mod lsp;
+pub mod mapped;
 pub mod memory;
 pub mod mirror;
 pub mod monitor;

@@ -875,23 +875,44 @@ pub fn scan_input(
     source: &Source,
     grammar: &Grammar,
     options: &ScanOptions,
-    mut on_event: impl FnMut(Event),
-    mut on_unparsed: impl FnMut(&UnparsedLine),
+    on_event: impl FnMut(Event),
+    on_unparsed: impl FnMut(&UnparsedLine),
 ) -> InputStats {
-    let path = source.display();
-    let opened = match input::open_with_progress(source, options.progress.as_ref()) {
-        Ok(o) => o,
+    match input::open_blocks(source, options.progress.as_ref()) {
+        Ok(opened) => scan_opened(
+            input_id,
+            source,
+            opened,
+            grammar,
+            options,
+            on_event,
+            on_unparsed,
+        ),
         Err(e) => {
-            return InputStats {
+            let path = source.display();
+            InputStats {
                 path: path.clone(),
                 layout_from: "none".into(),
                 errors: vec![format!("{path}: cannot open: {e}")],
                 ..InputStats::default()
             }
         }
-    };
+    }
+}
+
+/// [`scan_input`] of an input already opened.
+fn scan_opened(
+    input_id: u32,
+    source: &Source,
+    opened: input::OpenedBlocks,
+    grammar: &Grammar,
+    options: &ScanOptions,
+    mut on_event: impl FnMut(Event),
+    mut on_unparsed: impl FnMut(&UnparsedLine),
+) -> InputStats {
+    let path = source.display();
     let live = opened.live != input::Live::Batch;
-    let mut cutter = input::BlockCutter::new(opened.reader, opened.live);
+    let mut cutter = opened.cutter;
     let mut errors = Vec::new();
     let read_error = |offset: u64, e: std::io::Error| {
         let what = if e.kind() == std::io::ErrorKind::UnexpectedEof {
@@ -905,8 +926,16 @@ pub fn scan_input(
     // in it (most inputs of a test, an editor's buffer) needs no other thread.
     let empty = || Block {
         offset: 0,
-        bytes: Vec::new(),
+        bytes: Vec::new().into(),
         continues_line: false,
+    };
+    // A mapped file that shrank under the scan: its whole lines before the new end are folded, then the
+    // truncation is reported and the scan ends.
+    let truncated = |new_len: u64, cut: &Block| {
+        format!(
+            "{path}: the file shrank to {new_len} bytes while it was read (truncated in place, as logrotate's copytruncate does); the records before byte {} were checked",
+            cut.offset + cut.bytes.len() as u64
+        )
     };
     let mut ended = false;
     let first = match cutter.next_block(Vec::new()) {
@@ -930,6 +959,14 @@ pub fn scan_input(
         sc.keep_excerpts = false;
         sc.stats.read_back = Some(p.clone());
     }
+    let first = match first.cut_at_truncation() {
+        Some((cut, new_len)) => {
+            errors.push(truncated(new_len, &cut));
+            ended = true;
+            cut
+        }
+        None => first,
+    };
     let first_scan = setup.scan_block(&first);
     sc.fold(&first, first_scan, &mut on_event, &mut on_unparsed);
     // The first block decides the layout for good: when none fits it, every later line is unparsed the same
@@ -942,7 +979,7 @@ pub fn scan_input(
     if !ended && !cutter.ended() {
         // Workers scan blocks in parallel; this thread folds their results back in input order.
         let workers = workers();
-        let (rx, permits) = cutter.spawn(workers * 3);
+        let (rx, permits) = input::spawn_cutter(cutter, workers * 3);
         let shared_rx = std::sync::Mutex::new(rx);
         let (scan_tx, scan_rx) = std::sync::mpsc::channel();
         std::thread::scope(|scope| {
@@ -973,8 +1010,14 @@ pub fn scan_input(
                     next += 1;
                     match out {
                         Ok((block, scan)) => {
+                            if let Some((cut, new_len)) = block.cut_at_truncation() {
+                                let scan = setup.scan_block(&cut);
+                                sc.fold(&cut, scan, &mut on_event, &mut on_unparsed);
+                                errors.push(truncated(new_len, &cut));
+                                break 'recv;
+                            }
                             sc.fold(&block, scan, &mut on_event, &mut on_unparsed);
-                            let _ = permits.send(block.bytes);
+                            let _ = permits.send(block.bytes.into_buffer());
                         }
                         Err((offset, e)) => {
                             errors.push(read_error(offset, e));
@@ -1037,7 +1080,7 @@ pub fn scan_bytes(
         let end = block_end(bytes, start, block_size.max(1));
         let block = Block {
             offset: start as u64,
-            bytes: bytes[start..end].to_vec(),
+            bytes: bytes[start..end].to_vec().into(),
             continues_line: false,
         };
         let scan = setup.scan_block(&block);
@@ -1563,6 +1606,52 @@ mod tests {
             |u| unparsed.push(u.clone()),
         );
         (stats, events, unparsed)
+    }
+
+    /// A file that shrinks between its opening and its scan (logrotate's `copytruncate`): the records before
+    /// its new end are checked, the truncation is an error, and the zeros the map reads past the end are no
+    /// lines at all.
+    #[test]
+    fn a_file_that_shrinks_while_it_is_read_is_checked_to_its_last_whole_line_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("scm.log");
+        let line = |i: usize| {
+            format!("2026-08-23 10:00:03,000 [x] INFO org.apache.hadoop.hdds.scm.ha.SCMHAManagerImpl: Replaced DB with checkpoint, term: 2, index: {i}\n")
+        };
+        let text: String = (0..30_000).map(line).collect();
+        assert!(text.len() > 3 * input::BLOCK_SIZE);
+        std::fs::write(&path, &text).unwrap();
+        let source = Source::File(path.clone());
+        let opened = input::open_blocks(&source, None).unwrap();
+        let new_len = input::BLOCK_SIZE + input::BLOCK_SIZE / 2 + 37;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(new_len as u64)
+            .unwrap();
+        let grammar = Grammar::embedded().unwrap();
+        let mut events = Vec::new();
+        let stats = scan_opened(
+            0,
+            &source,
+            opened,
+            &grammar,
+            &ScanOptions::default(),
+            |e| events.push(e),
+            |u| panic!("no line is unparsed, got {u:?}"),
+        );
+        let whole = text[..new_len].rfind('\n').unwrap() + 1;
+        let lines_before = text[..whole].lines().count();
+        assert_eq!(events.len(), lines_before);
+        assert_eq!(stats.lines, lines_before as u64);
+        assert_eq!(
+            stats.errors,
+            [format!(
+                "{}: the file shrank to {new_len} bytes while it was read (truncated in place, as logrotate's copytruncate does); the records before byte {whole} were checked",
+                path.display()
+            )]
+        );
     }
 
     const BANNER: &str = "2026-08-23 10:00:01,234 [main] INFO org.apache.hadoop.hdds.scm.server.StorageContainerManagerStarter: STARTUP_MSG: \n/************************************************************\nSTARTUP_MSG: Starting StorageContainerManager\nSTARTUP_MSG:        host = scm1/172.18.0.4\nSTARTUP_MSG:     version = 2.2.0\n************************************************************/\n";
