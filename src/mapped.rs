@@ -119,17 +119,22 @@ impl MappedFile {
 
     /// Maps the pages of `start..end` ahead of their reader, in one call rather than a fault per few pages.
     pub fn populate(&self, start: usize, end: usize) {
-        let page = PAGE_SIZE.load(Ordering::Relaxed);
-        let from = start & !(page - 1);
-        // SAFETY: advice on a range inside our map; a refusal (an older kernel, pages past a truncation)
-        // changes nothing, the reader faults them in.
-        unsafe {
-            libc::madvise(
-                self.ptr.add(from) as *mut libc::c_void,
-                end - from,
-                libc::MADV_POPULATE_READ,
-            )
-        };
+        // `MADV_POPULATE_READ` is Linux's (5.14 on); elsewhere the reader faults the pages in.
+        #[cfg(target_os = "linux")]
+        {
+            let from = start & !(PAGE_SIZE.load(Ordering::Relaxed) - 1);
+            // SAFETY: advice on a range inside our map; a refusal (an older kernel, pages past a
+            // truncation) changes nothing.
+            unsafe {
+                libc::madvise(
+                    self.ptr.add(from) as *mut libc::c_void,
+                    end.min(self.len) - from,
+                    libc::MADV_POPULATE_READ,
+                )
+            };
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = (start, end);
     }
 
     /// Takes the whole pages of `start..end` out of this process's memory once they have been read: the
