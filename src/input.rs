@@ -947,11 +947,13 @@ pub fn open_blocks(
     progress: Option<&indicatif::ProgressBar>,
 ) -> io::Result<OpenedBlocks> {
     if let Source::File(path) = source {
-        let file = File::open(path)?;
-        let worth_a_map = file
-            .metadata()
-            .is_ok_and(|m| m.is_file() && m.len() > BLOCK_SIZE as u64);
-        if let Some(map) = worth_a_map.then(|| MappedFile::map(file)).flatten() {
+        // A file that fits in a block is read in one call: no map to make and tear down.
+        let worth_a_map =
+            std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() > BLOCK_SIZE as u64);
+        if let Some(map) = worth_a_map
+            .then(|| File::open(path).ok().and_then(MappedFile::map))
+            .flatten()
+        {
             // A gzip file is decompressed as it is read.
             if !map.bytes().starts_with(&[0x1f, 0x8b]) {
                 return Ok(OpenedBlocks {

@@ -137,16 +137,22 @@ impl MappedFile {
         let _ = (start, end);
     }
 
-    /// Takes the whole pages of `start..end` out of this process's memory once they have been read: the
+    /// Takes the pages of the block `start..end` out of this process's memory once it has been read: the
     /// file's pages stay in the page cache, but no longer count in the process's resident memory, which stays
-    /// that of the blocks in flight rather than growing to the file's size. A later read faults them back in.
+    /// that of the blocks in flight rather than growing to the file's size. A block gives back the pages
+    /// from the one its first byte is on to the one before its end's (that one is the next block's first),
+    /// so each page is given back once; one still read by the block before is faulted in again.
     pub fn release(&self, start: usize, end: usize) {
         let page = PAGE_SIZE.load(Ordering::Relaxed);
-        let from = start.div_ceil(page) * page;
-        let to = end.min(self.len) & !(page - 1);
+        let from = start & !(page - 1);
+        let to = if end >= self.len {
+            self.len
+        } else {
+            end & !(page - 1)
+        };
         if from < to {
-            // SAFETY: a range of whole pages inside our read-only shared map; its bytes are the file's, so
-            // dropping them loses nothing.
+            // SAFETY: a range inside our read-only shared map; its bytes are the file's, so dropping them
+            // loses nothing (a later read faults them in from the page cache).
             unsafe {
                 libc::madvise(
                     self.ptr.add(from) as *mut libc::c_void,

@@ -950,6 +950,14 @@ fn scan_opened(
             empty()
         }
     };
+    let first = match first.cut_at_truncation() {
+        Some((cut, new_len)) => {
+            errors.push(truncated(new_len, &cut));
+            ended = true;
+            cut
+        }
+        None => first,
+    };
     let setup = Setup::new(&first.bytes, grammar, options);
     let mut sc = InputScan::new(input_id, &setup, path.clone(), source.file_name(), options);
     // Only a plain file read whole from its start can be read again where its records are.
@@ -959,14 +967,6 @@ fn scan_opened(
         sc.keep_excerpts = false;
         sc.stats.read_back = Some(p.clone());
     }
-    let first = match first.cut_at_truncation() {
-        Some((cut, new_len)) => {
-            errors.push(truncated(new_len, &cut));
-            ended = true;
-            cut
-        }
-        None => first,
-    };
     let first_scan = setup.scan_block(&first);
     sc.fold(&first, first_scan, &mut on_event, &mut on_unparsed);
     // The first block decides the layout for good: when none fits it, every later line is unparsed the same
@@ -1613,45 +1613,47 @@ mod tests {
     /// lines at all.
     #[test]
     fn a_file_that_shrinks_while_it_is_read_is_checked_to_its_last_whole_line_and_says_so() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("scm.log");
         let line = |i: usize| {
             format!("2026-08-23 10:00:03,000 [x] INFO org.apache.hadoop.hdds.scm.ha.SCMHAManagerImpl: Replaced DB with checkpoint, term: 2, index: {i}\n")
         };
         let text: String = (0..30_000).map(line).collect();
         assert!(text.len() > 3 * input::BLOCK_SIZE);
-        std::fs::write(&path, &text).unwrap();
-        let source = Source::File(path.clone());
-        let opened = input::open_blocks(&source, None).unwrap();
-        let new_len = input::BLOCK_SIZE + input::BLOCK_SIZE / 2 + 37;
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_len(new_len as u64)
-            .unwrap();
-        let grammar = Grammar::embedded().unwrap();
-        let mut events = Vec::new();
-        let stats = scan_opened(
-            0,
-            &source,
-            opened,
-            &grammar,
-            &ScanOptions::default(),
-            |e| events.push(e),
-            |u| panic!("no line is unparsed, got {u:?}"),
-        );
-        let whole = text[..new_len].rfind('\n').unwrap() + 1;
-        let lines_before = text[..whole].lines().count();
-        assert_eq!(events.len(), lines_before);
-        assert_eq!(stats.lines, lines_before as u64);
-        assert_eq!(
-            stats.errors,
-            [format!(
-                "{}: the file shrank to {new_len} bytes while it was read (truncated in place, as logrotate's copytruncate does); the records before byte {whole} were checked",
-                path.display()
-            )]
-        );
+        // Cut inside the first block (read on the calling thread) and inside the second (by a worker).
+        for new_len in [input::BLOCK_SIZE / 2 + 11, input::BLOCK_SIZE * 3 / 2 + 37] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("scm.log");
+            std::fs::write(&path, &text).unwrap();
+            let source = Source::File(path.clone());
+            let opened = input::open_blocks(&source, None).unwrap();
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_len(new_len as u64)
+                .unwrap();
+            let grammar = Grammar::embedded().unwrap();
+            let mut events = Vec::new();
+            let stats = scan_opened(
+                0,
+                &source,
+                opened,
+                &grammar,
+                &ScanOptions::default(),
+                |e| events.push(e),
+                |u| panic!("no line is unparsed, got {u:?}"),
+            );
+            let whole = text[..new_len].rfind('\n').unwrap() + 1;
+            let lines_before = text[..whole].lines().count();
+            assert_eq!(events.len(), lines_before, "cut at {new_len}");
+            assert_eq!(stats.lines, lines_before as u64, "cut at {new_len}");
+            assert_eq!(
+                stats.errors,
+                [format!(
+                    "{}: the file shrank to {new_len} bytes while it was read (truncated in place, as logrotate's copytruncate does); the records before byte {whole} were checked",
+                    path.display()
+                )]
+            );
+        }
     }
 
     const BANNER: &str = "2026-08-23 10:00:01,234 [main] INFO org.apache.hadoop.hdds.scm.server.StorageContainerManagerStarter: STARTUP_MSG: \n/************************************************************\nSTARTUP_MSG: Starting StorageContainerManager\nSTARTUP_MSG:        host = scm1/172.18.0.4\nSTARTUP_MSG:     version = 2.2.0\n************************************************************/\n";
