@@ -161,11 +161,26 @@ const MAX_PARTS: usize = 256;
 /// For each input with repeated records: a bit per record (set: a repeat) and the inputs that told them first.
 type Repeats = Vec<Option<(Vec<u64>, std::collections::BTreeSet<u32>)>>;
 
-/// The repeated records of every input, its keys sorted in `parts` parts (one: in memory).
+/// The repeated records of every input, its keys sorted in `parts` parts (one: in memory). Keys that cannot
+/// go to their temporary files or come back (a full disk) are sorted again in memory: correct, only larger.
 fn repeated_records(per_input: &[InputEvents], parts: usize) -> Repeats {
+    repeated_records_by(per_input, KeySorter::new(parts))
+}
+
+/// [`repeated_records`] with the keys sorted by `sorter` (in memory again if its files fail).
+fn repeated_records_by(per_input: &[InputEvents], sorter: KeySorter) -> Repeats {
+    sorted_repeats(per_input, sorter).unwrap_or_else(|e| {
+        crate::timings::note(&format!(
+            "repeated records: the keys' temporary files failed ({e}); sorted in memory"
+        ));
+        sorted_repeats(per_input, KeySorter::new(1)).expect("keys in memory need no file")
+    })
+}
+
+/// The repeated records of every input, the keys sorted by `sorter`.
+fn sorted_repeats(per_input: &[InputEvents], mut sorter: KeySorter) -> std::io::Result<Repeats> {
     use std::hash::{Hash, Hasher};
     let mut found: Repeats = (0..per_input.len()).map(|_| None).collect();
-    let mut sorter = KeySorter::new(parts);
     for (i, events) in per_input.iter().enumerate() {
         for (j, h) in events.heads.iter().enumerate() {
             let mut hasher = rustc_hash::FxHasher::default();
@@ -176,7 +191,7 @@ fn repeated_records(per_input: &[InputEvents], parts: usize) -> Repeats {
             h.time().map(|t| t.millis).hash(&mut hasher);
             events.data.threads[h.thread as usize].hash(&mut hasher);
             h.excerpt_hash.hash(&mut hasher);
-            sorter.push((hasher.finish(), i as u32, j as u32));
+            sorter.push((hasher.finish(), i as u32, j as u32))?;
         }
     }
     sorter.each_part(|keys| {
@@ -191,8 +206,8 @@ fn repeated_records(per_input: &[InputEvents], parts: usize) -> Repeats {
                 from.insert(first);
             }
         }
-    });
-    found
+    })?;
+    Ok(found)
 }
 
 /// Keys sorted in parts: in memory when there is one part, else each part in its own temporary file.
@@ -223,39 +238,35 @@ impl KeySorter {
         }
     }
 
-    fn push(&mut self, key: (u64, u32, u32)) {
+    fn push(&mut self, key: (u64, u32, u32)) -> std::io::Result<()> {
         use std::io::Write;
         if self.files.is_empty() {
             self.memory.push(key);
-            return;
+            return Ok(());
         }
         let part = ((key.0 >> 32) as usize * self.files.len()) >> 32;
         let mut bytes = [0u8; KEY_BYTES];
         bytes[..8].copy_from_slice(&key.0.to_le_bytes());
         bytes[8..12].copy_from_slice(&key.1.to_le_bytes());
         bytes[12..].copy_from_slice(&key.2.to_le_bytes());
-        self.files[part]
-            .write_all(&bytes)
-            .expect("writing the repeated-record keys' spill file");
+        self.files[part].write_all(&bytes)
     }
 
-    /// Calls `f` with each part's keys (a part holds every key with its hash).
-    fn each_part(self, mut f: impl FnMut(&mut Vec<(u64, u32, u32)>)) {
+    /// Calls `f` with each part's keys (a part holds every key with its hash); an error if a part could not
+    /// be written or read back.
+    fn each_part(self, mut f: impl FnMut(&mut Vec<(u64, u32, u32)>)) -> std::io::Result<()> {
         use std::io::{Read, Seek};
         if self.files.is_empty() {
             let mut keys = self.memory;
             f(&mut keys);
-            return;
+            return Ok(());
         }
         for file in self.files {
-            let mut file = file
-                .into_inner()
-                .expect("writing the repeated-record keys' spill file");
+            let mut file = file.into_inner().map_err(|e| e.into_error())?;
             let len = file.metadata().map_or(0, |m| m.len() as usize);
             let mut bytes = Vec::with_capacity(len);
-            file.rewind()
-                .and_then(|_| file.read_to_end(&mut bytes))
-                .expect("reading back the repeated-record keys' spill file");
+            file.rewind()?;
+            file.read_to_end(&mut bytes)?;
             let mut keys: Vec<(u64, u32, u32)> = bytes
                 .chunks_exact(KEY_BYTES)
                 .map(|b| {
@@ -272,5 +283,64 @@ impl KeySorter {
             drop(bytes);
             f(&mut keys);
         }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::monitor::testkit::ev;
+    use crate::vocab::EventKind;
+
+    /// A sorter of `parts` parts whose files are `/dev/full`: every write fails as on a full disk.
+    fn sorter_on_a_full_disk(parts: usize) -> KeySorter {
+        let full = || {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open("/dev/full")
+                .map(|f| std::io::BufWriter::with_capacity(8 << 10, f))
+                .unwrap()
+        };
+        KeySorter {
+            memory: Vec::new(),
+            files: (0..parts).map(|_| full()).collect(),
+        }
+    }
+
+    #[test]
+    fn keys_that_cannot_go_to_their_files_are_an_error_and_are_found_in_memory_instead() {
+        let mut inputs = vec![InputEvents::new(), InputEvents::new()];
+        for (input, events) in inputs.iter_mut().enumerate() {
+            for i in 0..3_000 {
+                // The second input repeats the first one's first thousand records.
+                let ms = if input == 1 && i >= 1_000 {
+                    10_000 + i
+                } else {
+                    i
+                };
+                let mut e = ev(EventKind::ProcessStarted, "scm1", ms, Vec::new());
+                e.excerpt_hash = ms as u64;
+                events.push(e);
+            }
+        }
+        let failed = sorted_repeats(&inputs, sorter_on_a_full_disk(4));
+        assert!(failed.is_err(), "a full disk is an error, not a panic");
+        let summary = |found: &Repeats| {
+            let (bits, from) = found[1]
+                .as_ref()
+                .expect("the second input repeats the first");
+            let repeats: u32 = bits.iter().map(|w| w.count_ones()).sum();
+            (
+                found[0].is_none(),
+                repeats,
+                from.iter().copied().collect::<Vec<_>>(),
+            )
+        };
+        let in_memory = repeated_records(&inputs, 1);
+        assert_eq!(summary(&in_memory), (true, 1_000, vec![0]));
+        let after_the_failure = repeated_records_by(&inputs, sorter_on_a_full_disk(4));
+        assert_eq!(after_the_failure, in_memory);
     }
 }
