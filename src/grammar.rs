@@ -114,7 +114,11 @@ impl Rule {
             let Some(m) = capture(i) else {
                 return Ok(None);
             };
-            let s = String::from_utf8_lossy(m);
+            // `from_utf8` checks valid text (nearly all) faster than the lossy decoder walks it.
+            let s = match std::str::from_utf8(m) {
+                Ok(valid) => std::borrow::Cow::Borrowed(valid),
+                Err(_) => String::from_utf8_lossy(m),
+            };
             let v = Value::parse(*ty, &s).map_err(|why| format!("field {name}: {why}"))?;
             fields.push((*name, v));
         }
