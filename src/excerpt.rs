@@ -55,11 +55,15 @@ pub fn of_line(line: &[u8]) -> String {
 /// [`of_line`] without a copy when the capped line is valid UTF-8 (nearly always): the scan hashes every
 /// event's line, and keeps few.
 pub fn borrowed_of_line(line: &[u8]) -> Cow<'_, str> {
-    let capped = &line[..line.len().min(MAX_EXCERPT)];
-    // `from_utf8` checks valid text faster than the lossy decoder walks it.
-    match std::str::from_utf8(capped) {
+    text_of(&line[..line.len().min(MAX_EXCERPT)])
+}
+
+/// `bytes` as text, borrowed when valid UTF-8 (nearly always), invalid bytes replaced otherwise:
+/// `from_utf8` checks valid text faster than the lossy decoder walks it.
+pub fn text_of(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
         Ok(valid) => Cow::Borrowed(valid),
-        Err(_) => String::from_utf8_lossy(capped),
+        Err(_) => String::from_utf8_lossy(bytes),
     }
 }
 

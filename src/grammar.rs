@@ -114,11 +114,7 @@ impl Rule {
             let Some(m) = capture(i) else {
                 return Ok(None);
             };
-            // `from_utf8` checks valid text (nearly all) faster than the lossy decoder walks it.
-            let s = match std::str::from_utf8(m) {
-                Ok(valid) => std::borrow::Cow::Borrowed(valid),
-                Err(_) => String::from_utf8_lossy(m),
-            };
+            let s = crate::excerpt::text_of(m);
             let v = Value::parse(*ty, &s).map_err(|why| format!("field {name}: {why}"))?;
             fields.push((*name, v));
         }

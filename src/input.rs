@@ -883,15 +883,42 @@ impl Block {
 /// What the reader thread sends: a sequence number, then a block or the read error that ended the input.
 pub type BlockMessage = (u64, Result<Block, (u64, io::Error)>);
 
-fn block(seq: u64, offset: u64, bytes: BlockData, continues_line: bool) -> BlockMessage {
-    (
-        seq,
-        Ok(Block {
-            offset,
-            bytes,
-            continues_line,
-        }),
-    )
+/// Where the next block goes: its number, its offset, and whether it continues a line cut at `MAX_LINE`.
+#[derive(Default)]
+struct NextBlock {
+    seq: u64,
+    offset: u64,
+    continues_line: bool,
+}
+
+impl NextBlock {
+    /// `bytes` as the next block, numbered and placed after the one before.
+    fn take(&mut self, bytes: BlockData) -> BlockMessage {
+        let len = bytes.len() as u64;
+        let next_continues = !bytes.ends_with(b"\n");
+        let message = (
+            self.seq,
+            Ok(Block {
+                offset: self.offset,
+                bytes,
+                continues_line: self.continues_line,
+            }),
+        );
+        self.seq += 1;
+        self.offset += len;
+        self.continues_line = next_continues;
+        message
+    }
+}
+
+/// Where a block of `buf` (full, or grown to `MAX_LINE`) is cut: after its last newline, keeping a CRI
+/// partial line with the line that finishes it, or at its end when it holds no newline (a line longer than
+/// `MAX_LINE`).
+fn cut_point(buf: &[u8]) -> usize {
+    match memchr::memrchr(b'\n', buf) {
+        Some(i) => crate::wrapper::keep_partials_together(buf, i + 1),
+        None => buf.len(),
+    }
 }
 
 /// Cuts an input into newline-aligned blocks, one [`CutBlocks::next_block`] at a time: on the caller's
@@ -977,9 +1004,7 @@ pub struct MapCutter {
     map: Arc<MappedFile>,
     /// Where the next block starts.
     pos: usize,
-    offset: u64,
-    seq: u64,
-    continues_line: bool,
+    next: NextBlock,
     ended: bool,
     progress: Option<indicatif::ProgressBar>,
 }
@@ -989,9 +1014,7 @@ impl MapCutter {
         MapCutter {
             map: Arc::new(map),
             pos: 0,
-            offset: 0,
-            seq: 0,
-            continues_line: false,
+            next: NextBlock::default(),
             ended: false,
             progress,
         }
@@ -1023,10 +1046,7 @@ impl MapCutter {
                 return (end > start).then_some((start, end));
             }
         }
-        let cut = match memchr::memrchr(b'\n', &bytes[start..end]) {
-            Some(i) => start + crate::wrapper::keep_partials_together(&bytes[start..end], i + 1),
-            None => end,
-        };
+        let cut = start + cut_point(&bytes[start..end]);
         self.pos = cut;
         Some((start, cut))
     }
@@ -1047,11 +1067,7 @@ impl CutBlocks for MapCutter {
             start,
             end,
         };
-        let message = block(self.seq, self.offset, bytes, self.continues_line);
-        self.seq += 1;
-        self.offset += (end - start) as u64;
-        self.continues_line = self.map.bytes()[end - 1] != b'\n';
-        Some(message)
+        Some(self.next.take(bytes))
     }
 
     fn ended(&self) -> bool {
@@ -1065,9 +1081,7 @@ pub struct BlockCutter {
     liveness: Live,
     /// The bytes after the last newline of the block before: the start of the next block.
     carry: Vec<u8>,
-    offset: u64,
-    seq: u64,
-    continues_line: bool,
+    next: NextBlock,
     /// A read error that ended the input, sent after the block read before it.
     pending_error: Option<BlockMessage>,
     ended: bool,
@@ -1079,23 +1093,15 @@ impl BlockCutter {
             reader,
             liveness,
             carry: Vec::new(),
-            offset: 0,
-            seq: 0,
-            continues_line: false,
+            next: NextBlock::default(),
             pending_error: None,
             ended: false,
         }
     }
 
-    /// `bytes` as the next block, numbered and placed after the one before.
+    /// `bytes` as the next block.
     fn block(&mut self, bytes: Vec<u8>) -> BlockMessage {
-        let next_continues = !bytes.ends_with(b"\n");
-        let len = bytes.len() as u64;
-        let message = block(self.seq, self.offset, bytes.into(), self.continues_line);
-        self.seq += 1;
-        self.offset += len;
-        self.continues_line = next_continues;
-        message
+        self.next.take(bytes.into())
     }
 }
 
@@ -1124,7 +1130,7 @@ impl CutBlocks for BlockCutter {
         buf.clear();
         // The first block grows as it is read, so that a small input (a test's, an editor's buffer) does not
         // allocate a whole block; later blocks reuse buffers of full size (see `spawn`).
-        if self.seq > 0 {
+        if self.next.seq > 0 {
             buf.reserve(BLOCK_SIZE + BLOCK_SIZE / 2);
         }
         buf.append(&mut self.carry);
@@ -1159,7 +1165,7 @@ impl CutBlocks for BlockCutter {
                     // Deliver what was read before the error, then the error.
                     self.ended = true;
                     let block = (!buf.is_empty()).then(|| self.block(buf));
-                    let error = (self.seq, Err((self.offset, e)));
+                    let error = (self.next.seq, Err((self.next.offset, e)));
                     return match block {
                         Some(block) => {
                             self.pending_error = Some(error);
@@ -1170,11 +1176,7 @@ impl CutBlocks for BlockCutter {
                 }
             }
         }
-        let cut = match memchr::memrchr(b'\n', &buf) {
-            // A CRI partial line stays in the block of the line that finishes it.
-            Some(i) => crate::wrapper::keep_partials_together(&buf, i + 1),
-            None => buf.len(), // a line longer than MAX_LINE: cut it here
-        };
+        let cut = cut_point(&buf);
         self.carry.extend_from_slice(&buf[cut..]);
         buf.truncate(cut);
         Some(self.block(buf))
