@@ -13,7 +13,7 @@
 //! generated it, by the clocks) make both nodes' clocks suspect: orders between them that rest on clocks alone
 //! are not certain.
 
-use crate::event_store::EventStore;
+use crate::event_store::{EventStore, Head};
 use crate::value::Value;
 use crate::vocab::EventKind;
 use std::collections::BTreeMap;
@@ -91,59 +91,79 @@ pub fn format_span(ms: i64) -> String {
     }
 }
 
+/// What every node's key lines say about its clock, read an event at a time in merged order: the
+/// timeline's renumbering pass reads every head already, so the clocks cost no pass of their own (past the
+/// memory budget a pass reads every head back from disk).
+#[derive(Debug, Default)]
+pub struct KeyLines {
+    lines: Vec<NodeLines>,
+}
+
+impl KeyLines {
+    /// Event `i` of the merged order, whose head carries its node key; `fields` reads its fields (only
+    /// those of key lines are read).
+    pub fn observe(
+        &mut self,
+        i: usize,
+        h: &Head,
+        fields: impl FnOnce() -> Vec<(&'static str, Value)>,
+    ) {
+        let Some(key) = h.node() else { return };
+        if !carries_keys(h.kind) {
+            return;
+        }
+        let Some(t) = h.time().filter(|t| t.has_date) else {
+            return;
+        };
+        let fields = fields();
+        let keys: Vec<&crate::value::SecretKeyInfo> = fields
+            .iter()
+            .filter(|(n, _)| *n == "keys" || *n == "key")
+            .flat_map(|(_, v)| match v {
+                Value::SecretKeys(ks) => ks.iter().collect::<Vec<_>>(),
+                Value::SecretKey(k) => vec![k],
+                _ => Vec::new(),
+            })
+            .collect();
+        if self.lines.len() <= key as usize {
+            self.lines.resize(key as usize + 1, NodeLines::default());
+        }
+        let node = &mut self.lines[key as usize];
+        if matches!(
+            h.kind,
+            EventKind::SecretKeyGenerated | EventKind::SecretKeyRotated
+        ) && node.own.is_none()
+        {
+            if let Some(created) = keys.first().and_then(|k| k.created) {
+                let raw = t.millis - created.millis;
+                let offset = (raw as f64 / QUARTER_HOUR_MS as f64).round() as i64 * QUARTER_HOUR_MS;
+                if offset.abs() <= MAX_UTC_OFFSET_MS {
+                    node.own = Some((offset, i));
+                }
+            }
+        }
+        for k in &keys {
+            let Some(created) = k.created else { continue };
+            let bound = t.millis - created.millis;
+            if node.bound.as_ref().is_none_or(|(b, ..)| bound < *b) {
+                node.bound = Some((bound, i, k.id.clone(), t.millis, created.millis));
+            }
+        }
+    }
+}
+
 impl Clocks {
-    /// Reads every node's key lines. `skew_warnings` are the causal edges that run backwards in time.
-    pub fn learn(
+    /// The clocks of the nodes `names` (by node key), from what their key lines said (`key_lines`, every
+    /// event of `events` observed in order). `skew_warnings` are the causal edges that run backwards in time.
+    pub fn new(
+        key_lines: KeyLines,
         events: &EventStore,
         names: &[Arc<str>],
         skew_warnings: &[(usize, usize)],
         tolerance_ms: i64,
     ) -> Clocks {
-        let mut lines = vec![NodeLines::default(); names.len()];
-        for (i, h) in events.heads().enumerate() {
-            let Some(key) = h.node() else { continue };
-            if !carries_keys(h.kind) {
-                continue;
-            }
-            let Some(t) = h.time().filter(|t| t.has_date) else {
-                continue;
-            };
-            let e = events.event_of(&h);
-            let keys: Vec<&crate::value::SecretKeyInfo> = e
-                .fields
-                .iter()
-                .filter(|(n, _)| *n == "keys" || *n == "key")
-                .flat_map(|(_, v)| match v {
-                    Value::SecretKeys(ks) => ks.iter().collect::<Vec<_>>(),
-                    Value::SecretKey(k) => vec![k],
-                    _ => Vec::new(),
-                })
-                .collect();
-            let Some(node) = lines.get_mut(key as usize) else {
-                continue;
-            };
-            if matches!(
-                h.kind,
-                EventKind::SecretKeyGenerated | EventKind::SecretKeyRotated
-            ) && node.own.is_none()
-            {
-                if let Some(created) = keys.first().and_then(|k| k.created) {
-                    let raw = t.millis - created.millis;
-                    let offset =
-                        (raw as f64 / QUARTER_HOUR_MS as f64).round() as i64 * QUARTER_HOUR_MS;
-                    if offset.abs() <= MAX_UTC_OFFSET_MS {
-                        node.own = Some((offset, i));
-                    }
-                }
-            }
-            for k in &keys {
-                let Some(created) = k.created else { continue };
-                let bound = t.millis - created.millis;
-                if node.bound.as_ref().is_none_or(|(b, ..)| bound < *b) {
-                    node.bound = Some((bound, i, k.id.clone(), t.millis, created.millis));
-                }
-            }
-        }
+        let mut lines = key_lines.lines;
+        lines.resize(names.len(), NodeLines::default());
         // The zone the cluster's own generation lines show, where they agree.
         let mut seen: BTreeMap<i64, usize> = BTreeMap::new();
         for (k, l) in lines.iter().enumerate() {

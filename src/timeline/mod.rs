@@ -12,7 +12,7 @@ mod identity;
 mod order;
 mod repeats;
 
-use crate::clock::{Clocks, GivenOffsets};
+use crate::clock::{Clocks, GivenOffsets, KeyLines};
 use crate::event::Event;
 use crate::event_store::{EventStore, Head, InputEvents};
 use crate::excerpt::{self, Excerpt};
@@ -225,6 +225,7 @@ pub fn from_inputs(
     let mut lifecycle = Lifecycle::default();
     let mut life = LifeSteps::default();
     let mut date_floor = vec![i64::MAX; order.len().div_ceil(DATE_FLOOR_BLOCK)];
+    let mut key_lines = KeyLines::default();
     let mut reader = all.reader();
     for (i, at) in order.iter().enumerate() {
         let mut h = reader.get(at as usize);
@@ -264,6 +265,7 @@ pub fn from_inputs(
         };
         let block = &mut date_floor[i / DATE_FLOOR_BLOCK];
         *block = (*block).min(dated);
+        key_lines.observe(i, &h, || data[h.span.input as usize].fields(&h));
     }
     drop(reader);
     drop(run_nodes);
@@ -281,7 +283,7 @@ pub fn from_inputs(
     for b in (0..date_floor.len().saturating_sub(1)).rev() {
         date_floor[b] = date_floor[b].min(date_floor[b + 1]);
     }
-    let clocks = Clocks::learn(&events, &node_names, &skew_warnings, max_skew_ms);
+    let clocks = Clocks::new(key_lines, &events, &node_names, &skew_warnings, max_skew_ms);
     crate::timings::phase("merge: renumbering, nodes and lifecycle", &mut clock);
     let mut timeline = Timeline {
         kinds_by_node,
