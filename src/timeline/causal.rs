@@ -4,7 +4,7 @@
 //! ([`crate::bugs::Bug::causal`]), and the merge applies every registered rule
 //! ([`crate::bugs::causal_rules`]), so that every model reads one order whichever models a run checks.
 
-use crate::event_store::{Gathered, Head, InputData, NO_NODE};
+use crate::event_store::{Head, InputData, NO_NODE};
 use crate::value::Value;
 use crate::vocab::EventKind;
 use std::collections::HashMap;
@@ -37,50 +37,85 @@ impl std::fmt::Debug for CausalRule {
     }
 }
 
-/// Adds an edge from the first event that makes each token to every event of another node that uses it.
+/// Adds an edge from the first event that makes each token to every event of another node that uses it, in
+/// one pass over the heads (the merge reads them in its chain pass instead: [`CausalEdges`]).
+#[cfg(test)]
 pub(super) fn add_causal_edges(
-    all: &Gathered,
+    all: &crate::event_store::Gathered,
     data: &[Arc<InputData>],
     rules: &[&CausalRule],
     edges: &mut Vec<(u32, u32)>,
 ) {
-    if rules.is_empty() {
-        return;
-    }
-    let fields_of = |h: &Head| data[h.span.input as usize].fields(h);
-    let carried: Vec<bool> = EventKind::ALL
-        .iter()
-        .map(|&k| rules.iter().any(|r| (r.carries)(k)))
-        .collect();
-    // The maker and each user with its node, read in the one pass: no head is read again by number.
-    let mut maker: HashMap<String, (u32, u32)> = HashMap::new();
-    let mut uses: Vec<(u32, u32, String)> = Vec::new();
-    let mut facts = Vec::new();
+    let mut causal = CausalEdges::new(data, rules);
     for (i, h) in all.iter().enumerate() {
-        if !carried[h.kind.index()] {
-            continue;
+        causal.observe(i as u32, &h);
+    }
+    causal.add_to(edges);
+}
+
+/// The causal edges of a run's events, read an event at a time in any order: the merge's chain pass reads
+/// every head already, so the facts cost no pass of their own (past the memory budget a pass reads every
+/// head back from disk).
+pub(super) struct CausalEdges<'a> {
+    data: &'a [Arc<InputData>],
+    rules: &'a [&'a CausalRule],
+    /// Which kinds some rule reads facts off (only their fields are read back).
+    carried: Vec<bool>,
+    /// The first event (lowest number) that makes each token, with its node.
+    maker: HashMap<String, (u32, u32)>,
+    /// Each use of a token, with the event's node.
+    uses: Vec<(u32, u32, String)>,
+    facts: Vec<Fact>,
+}
+
+impl<'a> CausalEdges<'a> {
+    pub(super) fn new(data: &'a [Arc<InputData>], rules: &'a [&'a CausalRule]) -> CausalEdges<'a> {
+        let carried = EventKind::ALL
+            .iter()
+            .map(|&k| rules.iter().any(|r| (r.carries)(k)))
+            .collect();
+        CausalEdges {
+            data,
+            rules,
+            carried,
+            maker: HashMap::new(),
+            uses: Vec::new(),
+            facts: Vec::new(),
         }
-        let i = i as u32;
-        let fields = fields_of(&h);
-        facts.clear();
-        for r in rules.iter().filter(|r| (r.carries)(h.kind)) {
-            (r.facts)(h.kind, &fields, &mut facts);
+    }
+
+    /// Head number `i` of the gathered heads (whose `node` is the run's node number).
+    pub(super) fn observe(&mut self, i: u32, h: &Head) {
+        if !self.carried[h.kind.index()] {
+            return;
         }
-        for fact in facts.drain(..) {
+        let fields = self.data[h.span.input as usize].fields(h);
+        self.facts.clear();
+        for r in self.rules.iter().filter(|r| (r.carries)(h.kind)) {
+            (r.facts)(h.kind, &fields, &mut self.facts);
+        }
+        for fact in self.facts.drain(..) {
             match fact {
                 Fact::Makes(token) => {
-                    maker.entry(token).or_insert((i, h.node));
+                    let first = self.maker.entry(token).or_insert((i, h.node));
+                    if i < first.0 {
+                        *first = (i, h.node);
+                    }
                 }
-                Fact::Uses(token) => uses.push((i, h.node, token)),
+                Fact::Uses(token) => self.uses.push((i, h.node, token)),
             }
         }
     }
-    for (i, node, token) in uses {
-        let Some(&(from, maker_node)) = maker.get(&token) else {
-            continue;
-        };
-        if from != i && maker_node != NO_NODE && maker_node != node {
-            edges.push((from, i));
+
+    /// Adds an edge from the first event that makes each token to every event of another node that uses it.
+    pub(super) fn add_to(self, edges: &mut Vec<(u32, u32)>) {
+        for (i, node, token) in self.uses {
+            let Some(&(from, maker_node)) = self.maker.get(&token) else {
+                continue;
+            };
+            if from != i && maker_node != NO_NODE && maker_node != node {
+                edges.push((from, i));
+            }
         }
     }
 }
@@ -114,7 +149,7 @@ mod tests {
             input.push(e);
         }
         let data = vec![Arc::new(input.data)];
-        let mut all = Gathered::default();
+        let mut all = crate::event_store::Gathered::default();
         all.append(input.heads, vec![0, 1]);
         let mut edges = Vec::new();
         add_causal_edges(

@@ -11,7 +11,7 @@
 //! chains, and holds no edge, in-degree or adjacency list per event (it used to, three times over, which
 //! was the merge's peak memory).
 
-use super::causal::add_causal_edges;
+use super::causal::CausalEdges;
 use crate::event_store::{Gathered, Head, InputData, InputEvents, NO_NODE};
 use crate::happens_before::HappensBefore;
 use crate::spill::Run;
@@ -72,12 +72,14 @@ impl Chains {
 }
 
 /// The chains of the gathered heads (`ranges`: each input's), and the edges between a node's rotated
-/// files: its last event in the latest input before, to its first in this one.
+/// files: its last event in the latest input before, to its first in this one. `visit` is given every
+/// head, with its number, as the pass reads it.
 fn chains(
     all: &Gathered,
     ranges: &[std::ops::Range<usize>],
     test_output: &[bool],
     edges: &mut Vec<(u32, u32)>,
+    mut visit: impl FnMut(u32, &Head),
 ) -> Chains {
     let mut next = Run::with_own_cache(crate::memory::chains_cache_budget());
     for _ in 0..all.len() {
@@ -95,8 +97,10 @@ fn chains(
         let mut prev_of_node: FxHashMap<u32, u32> = FxHashMap::default();
         let mut prev: Option<u32> = None;
         for ix in range.clone() {
-            let node = reader.get(ix).node;
+            let h = reader.get(ix);
             let ix = ix as u32;
+            visit(ix, &h);
+            let node = h.node;
             let seen_here = prev_of_node.insert(node, ix);
             let before = if one_chain { prev } else { seen_here };
             match before {
@@ -167,9 +171,12 @@ pub(super) fn merge(
     let data: Vec<Arc<InputData>> = per_input.into_iter().map(|e| Arc::new(e.data)).collect();
 
     let mut edges: Vec<(u32, u32)> = Vec::new();
-    let mut chains = chains(&all, &ranges, test_output, &mut edges);
-    crate::timings::phase("merge: gathering heads and chains", clock);
-    add_causal_edges(&all, &data, rules.causal, &mut edges);
+    let mut causal = CausalEdges::new(&data, rules.causal);
+    let mut chains = chains(&all, &ranges, test_output, &mut edges, |i, h| {
+        causal.observe(i, h)
+    });
+    crate::timings::phase("merge: gathering heads, chains and causal facts", clock);
+    causal.add_to(&mut edges);
     crate::timings::phase("merge: causal edges", clock);
     // An edge the chains already hold (a causal fact within one test-output input) is not listed twice.
     edges.retain(|&(from, to)| chains.next.get(from as usize) != to);
@@ -342,7 +349,7 @@ fn kahn(all: &Gathered, chains: &mut Chains, edges: &[(u32, u32)], max_skew_ms: 
 
 #[cfg(test)]
 mod tests {
-    use super::super::causal::{CausalRule, Fact};
+    use super::super::causal::{add_causal_edges, CausalRule, Fact};
     use super::super::MergeRules;
     use super::*;
     use crate::event::Span;
