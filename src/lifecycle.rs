@@ -23,32 +23,60 @@ pub enum LifeStep {
     Stopping,
 }
 
-/// The lifecycle steps of a timeline's events, by event index: a few per node run, kept sparse (one
-/// `Option<LifeStep>` per event would cost 16 bytes for every line of a long log).
+/// The lifecycle steps of a timeline's events, by event index: a few per node run, kept dense in the order
+/// of their events (one `Option<LifeStep>` per event would cost 24 bytes for every line of a long log), with
+/// a bit per event that says which make one. The replay asks of every event in order: a map from index to
+/// step missed the cache on every lookup past a few hundred thousand steps (a sixth of the replay of a
+/// 4.8 GB event-dense log); the bits and the steps are read in order.
 #[derive(Debug, Default, Clone)]
 pub struct LifeSteps {
-    steps: rustc_hash::FxHashMap<u32, Option<LifeStep>>,
-    /// Which events make a step. The replay asks of every event, and past a few thousand steps a lookup in
-    /// `steps` missed the cache (a sixth of the replay of a 4.8 GB event-dense log); a bit per event does
-    /// not, read in order.
+    /// The steps, in the order of the events that make them.
+    steps: Vec<Option<LifeStep>>,
+    /// Bit `i`: event `i` makes a step.
     makes_step: fixedbitset::FixedBitSet,
+    /// Per [`RANK_SPAN`] events, how many steps the events before them make.
+    steps_before: Vec<u32>,
 }
 
+/// Events per count in [`LifeSteps::steps_before`].
+const RANK_SPAN: usize = 64;
+
 impl LifeSteps {
-    /// Event `index` makes this step.
+    /// Event `index` makes this step. Events are given in increasing order (the timeline's one pass).
     pub fn set(&mut self, index: usize, step: LifeStep) {
-        self.steps.insert(index as u32, Some(step));
+        // No step at this event or after it yet (the spans after this one's are not started).
+        let span_end = self
+            .makes_step
+            .len()
+            .min((index / RANK_SPAN + 1) * RANK_SPAN);
+        debug_assert!(
+            self.steps_before.len() <= index / RANK_SPAN + 1
+                && self.makes_step.count_ones(index.min(span_end)..span_end) == 0,
+            "lifecycle steps are set in the order of their events"
+        );
+        // Every span up to this event's starts after the steps so far.
+        while self.steps_before.len() <= index / RANK_SPAN {
+            self.steps_before.push(self.steps.len() as u32);
+        }
         if index >= self.makes_step.len() {
             self.makes_step.grow((index + 1).next_power_of_two());
         }
         self.makes_step.insert(index);
+        self.steps.push(Some(step));
+    }
+
+    /// How many events make a step.
+    pub fn len(&self) -> usize {
+        self.steps.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
     }
 
     /// The indices of the events that make a step, in order.
     pub fn indices(&self) -> Vec<usize> {
-        let mut v: Vec<usize> = self.steps.keys().map(|&i| i as usize).collect();
-        v.sort_unstable();
-        v
+        self.makes_step.ones().collect()
     }
 }
 
@@ -60,10 +88,10 @@ impl std::ops::Index<usize> for LifeSteps {
         if !self.makes_step.contains(index) {
             return &None;
         }
-        u32::try_from(index)
-            .ok()
-            .and_then(|i| self.steps.get(&i))
-            .unwrap_or(&None)
+        let span = index / RANK_SPAN;
+        let rank =
+            self.steps_before[span] as usize + self.makes_step.count_ones(span * RANK_SPAN..index);
+        &self.steps[rank]
     }
 }
 
@@ -194,6 +222,25 @@ impl Lifecycle {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_event_reads_the_step_it_made_wherever_it_falls_among_the_spans() {
+        let started = |n: usize| LifeStep::Started { crashed: Some(n) };
+        let at = [
+            0, 1, 63, 64, 65, 127, 128, 1_000, 1_001, 4_095, 4_096, 70_000,
+        ];
+        let mut life = LifeSteps::default();
+        for &i in &at {
+            life.set(i, started(i));
+        }
+        assert_eq!(life.len(), at.len());
+        assert_eq!(life.indices(), at.to_vec());
+        for i in 0..80_000 {
+            let want = at.contains(&i).then(|| started(i));
+            assert_eq!(life[i], want, "event {i}");
+        }
+        assert_eq!(LifeSteps::default()[5], None);
+    }
     use crate::monitor::testkit::{daemon, ev, run, test_output, text};
 
     /// The steps `Lifecycle` gives a sequence of events of one node (key 0).

@@ -270,9 +270,10 @@ pub fn from_inputs(
     drop(reader);
     drop(run_nodes);
     crate::timings::note(&format!(
-        "events: {} heads, {} of them on disk",
+        "events: {} heads, {} of them on disk; {} lifecycle steps",
         all.len(),
-        all.on_disk()
+        all.on_disk(),
+        life.len()
     ));
     let events = EventStore::new(all, order, key_of_run_node, data, node_names.clone());
     let service_by_key = node_names
