@@ -110,8 +110,9 @@ pub(super) fn drop_repeated_story(
 ///
 /// Every record is keyed by one hash of node, time, thread and line, and the keys are sorted: of the records
 /// with one key, the first (by input, then place in it) stays. Past their share of the memory budget the
-/// keys are sorted in parts, by their hash's top bits, each part written to a file and read back alone, so
-/// the pass holds one part's keys and a bit per record, not a map entry per record.
+/// keys are sorted in parts, by their hash's top bits: the hashes go to a file once, and each part is
+/// gathered from one read of it ([`KeyHashes`]), so the pass holds one part's keys and a bit per record,
+/// not a map entry per record.
 pub(super) fn drop_repeated_records(inputs: &mut [InputStats], per_input: &mut [InputEvents]) {
     let total: usize = per_input.iter().map(InputEvents::len).sum();
     let parts = (total * KEY_BYTES)
@@ -162,44 +163,50 @@ const MAX_PARTS: usize = 256;
 type Repeats = Vec<Option<(Vec<u64>, std::collections::BTreeSet<u32>)>>;
 
 /// The repeated records of every input, its keys sorted in `parts` parts (one: in memory). Keys that cannot
-/// go to their temporary files or come back (a full disk) are sorted again in memory: correct, only larger.
+/// go to their temporary file or come back (a full disk) are sorted again in memory: correct, only larger.
 fn repeated_records(per_input: &[InputEvents], parts: usize) -> Repeats {
-    repeated_records_by(per_input, KeySorter::new(parts))
+    repeated_records_by(per_input, KeyHashes::new(parts))
 }
 
-/// [`repeated_records`] with the keys sorted by `sorter` (in memory again if its files fail).
-fn repeated_records_by(per_input: &[InputEvents], sorter: KeySorter) -> Repeats {
-    sorted_repeats(per_input, sorter).unwrap_or_else(|e| {
+/// [`repeated_records`] with the keys' hashes kept by `hashes` (in memory again if its file fails).
+fn repeated_records_by(per_input: &[InputEvents], hashes: KeyHashes) -> Repeats {
+    sorted_repeats(per_input, hashes).unwrap_or_else(|e| {
         crate::timings::note(&format!(
-            "repeated records: the keys' temporary files failed ({e}); sorted in memory"
+            "repeated records: the keys' temporary file failed ({e}); sorted in memory"
         ));
-        sorted_repeats(per_input, KeySorter::new(1)).expect("keys in memory need no file")
+        sorted_repeats(per_input, KeyHashes::new(1)).expect("keys in memory need no file")
     })
 }
 
-/// The repeated records of every input, the keys sorted by `sorter`.
-fn sorted_repeats(per_input: &[InputEvents], mut sorter: KeySorter) -> std::io::Result<Repeats> {
+/// The repeated records of every input, the keys' hashes kept by `hashes`.
+fn sorted_repeats(per_input: &[InputEvents], mut hashes: KeyHashes) -> std::io::Result<Repeats> {
     use std::hash::{Hash, Hasher};
-    let mut found: Repeats = (0..per_input.len()).map(|_| None).collect();
-    for (i, events) in per_input.iter().enumerate() {
-        for (j, h) in events.heads.iter().enumerate() {
+    for events in per_input {
+        // Names, not numbers: node and thread numbers are the input's own. Each name is hashed once.
+        let name_hash = |name: &str| {
             let mut hasher = rustc_hash::FxHasher::default();
-            // Names, not numbers: node and thread numbers are the input's own.
-            h.node()
-                .map(|n| &events.nodes[n as usize])
-                .hash(&mut hasher);
+            name.hash(&mut hasher);
+            hasher.finish()
+        };
+        let nodes: Vec<u64> = events.nodes.iter().map(|n| name_hash(n)).collect();
+        let threads: Vec<u64> = events.data.threads.iter().map(|t| name_hash(t)).collect();
+        for h in events.heads.iter() {
+            let mut hasher = rustc_hash::FxHasher::default();
+            h.node().map(|n| nodes[n as usize]).hash(&mut hasher);
             h.time().map(|t| t.millis).hash(&mut hasher);
-            events.data.threads[h.thread as usize].hash(&mut hasher);
+            threads[h.thread as usize].hash(&mut hasher);
             h.excerpt_hash.hash(&mut hasher);
-            sorter.push((hasher.finish(), i as u32, j as u32))?;
+            hashes.push(hasher.finish())?;
         }
     }
-    sorter.each_part(|keys| {
+    let lens: Vec<usize> = per_input.iter().map(InputEvents::len).collect();
+    let mut found: Repeats = (0..per_input.len()).map(|_| None).collect();
+    hashes.each_part(&lens, |keys| {
         keys.sort_unstable();
         for group in keys.chunk_by(|a, b| a.0 == b.0) {
             let first = group[0].1;
             for &(_, input, at) in &group[1..] {
-                let len = per_input[input as usize].len();
+                let len = lens[input as usize];
                 let (bits, from) = found[input as usize]
                     .get_or_insert_with(|| (vec![0; len.div_ceil(64)], Default::default()));
                 bits[at as usize / 64] |= 1 << (at % 64);
@@ -210,80 +217,140 @@ fn sorted_repeats(per_input: &[InputEvents], mut sorter: KeySorter) -> std::io::
     Ok(found)
 }
 
-/// Keys sorted in parts: in memory when there is one part, else each part in its own temporary file.
-struct KeySorter {
-    memory: Vec<(u64, u32, u32)>,
-    files: Vec<std::io::BufWriter<std::fs::File>>,
+/// Every record's key hash, in record order (input by input): in memory when the keys are sorted in one
+/// part, else in a temporary file that each part is gathered from, read through once. Each part holds every
+/// key whose hash's top bits are its own: (hash, input, place), sorted in memory.
+///
+/// The file holds 8 bytes a record and is written once: writing each part's 16-byte keys to a file of its
+/// own wrote twice as much, and on a 4.8 GB log that write (into pages the kernel had to find and clear) was
+/// half of this phase.
+struct KeyHashes {
+    parts: usize,
+    memory: Vec<u64>,
+    file: Option<std::io::BufWriter<std::fs::File>>,
 }
 
-impl KeySorter {
-    fn new(parts: usize) -> KeySorter {
-        let files = if parts > 1 {
-            // No temporary directory: one part, in memory (correct, only larger).
-            (0..parts)
-                // Large buffers (a sixty-fourth of the keys' share of the budget, split between the parts):
-                // each key is 16 bytes, and a small buffer made a write call per 512 keys.
-                .map(|_| {
-                    let buffer = (crate::memory::budget() / 4 / 64 / parts).clamp(8 << 10, 1 << 20);
-                    tempfile::tempfile().map(|f| std::io::BufWriter::with_capacity(buffer, f))
-                })
-                .collect::<Result<Vec<_>, _>>()
-                .unwrap_or_default()
-        } else {
-            Vec::new()
-        };
-        KeySorter {
+/// Bytes read from the hashes' file at once.
+const HASHES_READ: usize = 1 << 20;
+
+impl KeyHashes {
+    fn new(parts: usize) -> KeyHashes {
+        // No temporary directory: one part, in memory (correct, only larger).
+        let file = (parts > 1)
+            .then(|| tempfile::tempfile().ok())
+            .flatten()
+            .map(|f| std::io::BufWriter::with_capacity(HASHES_READ, f));
+        KeyHashes {
+            parts: if file.is_some() { parts } else { 1 },
             memory: Vec::new(),
-            files,
+            file,
         }
     }
 
-    fn push(&mut self, key: (u64, u32, u32)) -> std::io::Result<()> {
+    fn push(&mut self, hash: u64) -> std::io::Result<()> {
         use std::io::Write;
-        if self.files.is_empty() {
-            self.memory.push(key);
-            return Ok(());
+        match &mut self.file {
+            Some(f) => f.write_all(&hash.to_le_bytes()),
+            None => {
+                self.memory.push(hash);
+                Ok(())
+            }
         }
-        let part = ((key.0 >> 32) as usize * self.files.len()) >> 32;
-        let mut bytes = [0u8; KEY_BYTES];
-        bytes[..8].copy_from_slice(&key.0.to_le_bytes());
-        bytes[8..12].copy_from_slice(&key.1.to_le_bytes());
-        bytes[12..].copy_from_slice(&key.2.to_le_bytes());
-        self.files[part].write_all(&bytes)
     }
 
-    /// Calls `f` with each part's keys (a part holds every key with its hash); an error if a part could not
-    /// be written or read back.
-    fn each_part(self, mut f: impl FnMut(&mut Vec<(u64, u32, u32)>)) -> std::io::Result<()> {
-        use std::io::{Read, Seek};
-        if self.files.is_empty() {
-            let mut keys = self.memory;
-            f(&mut keys);
-            return Ok(());
-        }
-        for file in self.files {
-            let mut file = file.into_inner().map_err(|e| e.into_error())?;
-            let len = file.metadata().map_or(0, |m| m.len() as usize);
-            let mut bytes = Vec::with_capacity(len);
-            file.rewind()?;
-            file.read_to_end(&mut bytes)?;
-            let mut keys: Vec<(u64, u32, u32)> = bytes
-                .chunks_exact(KEY_BYTES)
-                .map(|b| {
-                    let u32_ = |r: std::ops::Range<usize>| {
-                        u32::from_le_bytes(b[r].try_into().expect("4 bytes"))
-                    };
-                    (
-                        u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
-                        u32_(8..12),
-                        u32_(12..16),
-                    )
-                })
-                .collect();
-            drop(bytes);
+    /// Calls `f` with each part's keys: (hash, input, place in it), `lens` being the inputs' record counts
+    /// (the records are numbered input by input). An error if the file could not be written or read back.
+    fn each_part(
+        self,
+        lens: &[usize],
+        mut f: impl FnMut(&mut Vec<(u64, u32, u32)>),
+    ) -> std::io::Result<()> {
+        use std::io::Seek;
+        let parts = self.parts;
+        let part_of = |hash: u64| ((hash >> 32) as usize * parts) >> 32;
+        // One vector for every part, so that each part reuses the memory the one before it had.
+        let mut keys: Vec<(u64, u32, u32)> = Vec::new();
+        let mut file = match self.file {
+            Some(f) => Some(f.into_inner().map_err(|e| e.into_error())?),
+            None => None,
+        };
+        let mut bytes = vec![0u8; if file.is_some() { HASHES_READ } else { 0 }];
+        for part in 0..parts {
+            keys.clear();
+            let mut place = Place::new(lens);
+            let mut keep = |hash: u64| {
+                let (input, at) = place.next();
+                if part_of(hash) == part {
+                    keys.push((hash, input, at));
+                }
+            };
+            match &mut file {
+                None => self.memory.iter().for_each(|&h| keep(h)),
+                Some(file) => {
+                    file.rewind()?;
+                    loop {
+                        let n = read_whole_hashes(file, &mut bytes)?;
+                        if n == 0 {
+                            break;
+                        }
+                        for b in bytes[..n].chunks_exact(8) {
+                            keep(u64::from_le_bytes(b.try_into().expect("8 bytes")));
+                        }
+                    }
+                }
+            }
             f(&mut keys);
         }
         Ok(())
+    }
+}
+
+/// Reads as many whole hashes (8 bytes each) as fit in `buf`; 0 at the end of the file.
+fn read_whole_hashes(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+    use std::io::Read;
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    if n % 8 != 0 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            "the keys' temporary file ends inside a hash",
+        ));
+    }
+    Ok(n)
+}
+
+/// The (input, place in it) of records numbered input by input, one after the other.
+struct Place<'a> {
+    lens: &'a [usize],
+    input: usize,
+    at: usize,
+}
+
+impl<'a> Place<'a> {
+    fn new(lens: &'a [usize]) -> Place<'a> {
+        Place {
+            lens,
+            input: 0,
+            at: 0,
+        }
+    }
+
+    /// The next record's place.
+    fn next(&mut self) -> (u32, u32) {
+        while self.input < self.lens.len() && self.at >= self.lens[self.input] {
+            self.input += 1;
+            self.at = 0;
+        }
+        let place = (self.input as u32, self.at as u32);
+        self.at += 1;
+        place
     }
 }
 
@@ -293,24 +360,22 @@ mod tests {
     use crate::monitor::testkit::ev;
     use crate::vocab::EventKind;
 
-    /// A sorter of `parts` parts whose files are `/dev/full`: every write fails as on a full disk.
-    fn sorter_on_a_full_disk(parts: usize) -> KeySorter {
-        let full = || {
-            std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .open("/dev/full")
-                .map(|f| std::io::BufWriter::with_capacity(8 << 10, f))
-                .unwrap()
-        };
-        KeySorter {
+    /// Hashes for `parts` parts whose file is `/dev/full`: every write fails as on a full disk.
+    fn hashes_on_a_full_disk(parts: usize) -> KeyHashes {
+        let full = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        KeyHashes {
+            parts,
             memory: Vec::new(),
-            files: (0..parts).map(|_| full()).collect(),
+            file: Some(std::io::BufWriter::with_capacity(8 << 10, full)),
         }
     }
 
     #[test]
-    fn keys_that_cannot_go_to_their_files_are_an_error_and_are_found_in_memory_instead() {
+    fn keys_that_cannot_go_to_their_file_are_an_error_and_are_found_in_memory_instead() {
         let mut inputs = vec![InputEvents::new(), InputEvents::new()];
         for (input, events) in inputs.iter_mut().enumerate() {
             for i in 0..3_000 {
@@ -325,7 +390,7 @@ mod tests {
                 events.push(e);
             }
         }
-        let failed = sorted_repeats(&inputs, sorter_on_a_full_disk(4));
+        let failed = sorted_repeats(&inputs, hashes_on_a_full_disk(4));
         assert!(failed.is_err(), "a full disk is an error, not a panic");
         let summary = |found: &Repeats| {
             let (bits, from) = found[1]
@@ -340,7 +405,52 @@ mod tests {
         };
         let in_memory = repeated_records(&inputs, 1);
         assert_eq!(summary(&in_memory), (true, 1_000, vec![0]));
-        let after_the_failure = repeated_records_by(&inputs, sorter_on_a_full_disk(4));
+        let after_the_failure = repeated_records_by(&inputs, hashes_on_a_full_disk(4));
         assert_eq!(after_the_failure, in_memory);
+    }
+
+    #[test]
+    fn keys_sorted_in_parts_from_their_file_find_the_repeats_found_in_memory() {
+        // Three inputs: the second repeats every third record of the first, the third every fifth record of
+        // the second and some of its own; their hashes fall in every part.
+        let mut inputs = vec![InputEvents::new(), InputEvents::new(), InputEvents::new()];
+        for (input, events) in inputs.iter_mut().enumerate() {
+            for i in 0..2_000i64 {
+                let ms = match input {
+                    1 if i % 3 == 0 => i,
+                    2 if i % 5 == 0 => 100_000 + i,
+                    2 if i % 7 == 0 => 200_000 + i % 50,
+                    _ => 100_000 * input as i64 + i,
+                };
+                let mut e = ev(EventKind::ProcessStarted, "scm1", ms, Vec::new());
+                e.excerpt_hash = ms as u64;
+                events.push(e);
+            }
+        }
+        let in_memory = repeated_records(&inputs, 1);
+        // The oracle: a record repeats when one with its time (and node, thread, text: all alike here) came
+        // before it, input by input.
+        let mut seen = std::collections::HashSet::new();
+        for (i, events) in inputs.iter().enumerate() {
+            let want: Vec<usize> = (0..events.len())
+                .filter(|&j| !seen.insert(events.heads.get(j).millis))
+                .collect();
+            let got: Vec<usize> = in_memory[i].as_ref().map_or(Vec::new(), |(bits, _)| {
+                (0..events.len())
+                    .filter(|&j| bits[j / 64] & (1 << (j % 64)) != 0)
+                    .collect()
+            });
+            assert_eq!(got, want, "input {i}");
+        }
+        assert!(in_memory[1].is_some() && in_memory[2].is_some());
+        for parts in [2, 4, 7] {
+            let hashes = KeyHashes::new(parts);
+            assert_eq!(hashes.parts, parts, "a temporary file is at hand");
+            assert_eq!(
+                repeated_records_by(&inputs, hashes),
+                in_memory,
+                "{parts} parts"
+            );
+        }
     }
 }
