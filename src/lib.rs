@@ -44,6 +44,7 @@ pub mod monitor;
 pub mod node;
 pub mod packed;
 pub mod progress;
+pub mod ranked;
 #[doc(hidden)]
 #[cfg(any(test, feature = "testing"))]
 pub mod refinement;

@@ -11,6 +11,7 @@
 //! [`Timeline::is_test_output`]: crate::timeline::Timeline::is_test_output
 
 use crate::event::Event;
+use crate::ranked::Ranked;
 use crate::vocab::EventKind;
 
 /// What an event means for its node's lifecycle.
@@ -23,46 +24,20 @@ pub enum LifeStep {
     Stopping,
 }
 
-/// The lifecycle steps of a timeline's events, by event index: a few per node run, kept dense in the order
-/// of their events (one `Option<LifeStep>` per event would cost 24 bytes for every line of a long log), with
-/// a bit per event that says which make one. The replay asks of every event in order: a map from index to
-/// step missed the cache on every lookup past a few hundred thousand steps (a sixth of the replay of a
-/// 4.8 GB event-dense log); the bits and the steps are read in order.
+/// The lifecycle steps of a timeline's events, by event index: a few per node run, kept by rank
+/// ([`Ranked`]: one `Option<LifeStep>` per event would cost 24 bytes for every line of a long log, and a map
+/// from index to step missed the cache on every one of the replay's lookups, a sixth of the replay of a
+/// 4.8 GB event-dense log).
 #[derive(Debug, Default, Clone)]
 pub struct LifeSteps {
-    /// The steps, in the order of the events that make them.
-    steps: Vec<Option<LifeStep>>,
-    /// Bit `i`: event `i` makes a step.
-    makes_step: fixedbitset::FixedBitSet,
-    /// Per [`RANK_SPAN`] events, how many steps the events before them make.
-    steps_before: Vec<u32>,
+    steps: Ranked<Option<LifeStep>>,
 }
-
-/// Events per count in [`LifeSteps::steps_before`].
-const RANK_SPAN: usize = 64;
 
 impl LifeSteps {
     /// Event `index` makes this step. Events are given in increasing order (the timeline's one pass).
     pub fn set(&mut self, index: usize, step: LifeStep) {
-        // No step at this event or after it yet (the spans after this one's are not started).
-        let span_end = self
-            .makes_step
-            .len()
-            .min((index / RANK_SPAN + 1) * RANK_SPAN);
-        debug_assert!(
-            self.steps_before.len() <= index / RANK_SPAN + 1
-                && self.makes_step.count_ones(index.min(span_end)..span_end) == 0,
-            "lifecycle steps are set in the order of their events"
-        );
-        // Every span up to this event's starts after the steps so far.
-        while self.steps_before.len() <= index / RANK_SPAN {
-            self.steps_before.push(self.steps.len() as u32);
-        }
-        if index >= self.makes_step.len() {
-            self.makes_step.grow((index + 1).next_power_of_two());
-        }
-        self.makes_step.insert(index);
-        self.steps.push(Some(step));
+        let kept = self.steps.push(index, Some(step));
+        debug_assert!(kept, "lifecycle steps are set in the order of their events");
     }
 
     /// How many events make a step.
@@ -76,7 +51,7 @@ impl LifeSteps {
 
     /// The indices of the events that make a step, in order.
     pub fn indices(&self) -> Vec<usize> {
-        self.makes_step.ones().collect()
+        self.steps.indices().collect()
     }
 }
 
@@ -85,13 +60,7 @@ impl std::ops::Index<usize> for LifeSteps {
 
     /// The step event `index` makes, if any.
     fn index(&self, index: usize) -> &Option<LifeStep> {
-        if !self.makes_step.contains(index) {
-            return &None;
-        }
-        let span = index / RANK_SPAN;
-        let rank =
-            self.steps_before[span] as usize + self.makes_step.count_ones(span * RANK_SPAN..index);
-        &self.steps[rank]
+        self.steps.get(index).unwrap_or(&None)
     }
 }
 
@@ -223,24 +192,6 @@ impl Lifecycle {
 mod tests {
     use super::*;
 
-    #[test]
-    fn each_event_reads_the_step_it_made_wherever_it_falls_among_the_spans() {
-        let started = |n: usize| LifeStep::Started { crashed: Some(n) };
-        let at = [
-            0, 1, 63, 64, 65, 127, 128, 1_000, 1_001, 4_095, 4_096, 70_000,
-        ];
-        let mut life = LifeSteps::default();
-        for &i in &at {
-            life.set(i, started(i));
-        }
-        assert_eq!(life.len(), at.len());
-        assert_eq!(life.indices(), at.to_vec());
-        for i in 0..80_000 {
-            let want = at.contains(&i).then(|| started(i));
-            assert_eq!(life[i], want, "event {i}");
-        }
-        assert_eq!(LifeSteps::default()[5], None);
-    }
     use crate::monitor::testkit::{daemon, ev, run, test_output, text};
 
     /// The steps `Lifecycle` gives a sequence of events of one node (key 0).

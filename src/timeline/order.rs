@@ -14,6 +14,7 @@
 use super::causal::CausalEdges;
 use crate::event_store::{Gathered, Head, InputData, InputEvents, NO_NODE};
 use crate::happens_before::HappensBefore;
+use crate::ranked::Ranked;
 use crate::spill::Run;
 use fixedbitset::FixedBitSet;
 use rustc_hash::FxHashMap;
@@ -190,7 +191,7 @@ pub(super) fn merge(
     } = kahn(&all, &mut chains, &edges, rules.max_skew_ms);
     crate::timings::phase("merge: ordering", clock);
 
-    let place = |i: u32| places[&i];
+    let place = |i: u32| places.of(i);
     let mut by_place: Vec<(u32, u32)> = edges.iter().map(|&(f, t)| (place(f), place(t))).collect();
     let skew_warnings = skew_warnings
         .into_iter()
@@ -231,7 +232,7 @@ struct Ordered {
     /// Indexes into the gathered heads, in merged order.
     order: Run<u32>,
     /// The place in `order` of every event an edge or a skew warning names.
-    places: FxHashMap<u32, u32>,
+    places: Places,
     /// Edges that run backwards in time by more than the tolerance between two nodes or inputs: the earlier
     /// event's place, the later event's index.
     skew_warnings: Vec<(u32, u32)>,
@@ -239,37 +240,79 @@ struct Ordered {
     kept_every_edge: bool,
 }
 
+/// The place in the merged order of every event an edge or a skew warning names ([`NONE`] until it is out):
+/// by rank for the edges' events, known before the merge starts, and in a map for the few a skew warning
+/// names besides.
+#[derive(Default)]
+struct Places {
+    by_rank: Ranked<u32>,
+    others: FxHashMap<u32, u32>,
+}
+
+impl Places {
+    /// Names event `i` (a skew warning's), if no edge named it.
+    fn name(&mut self, i: u32) {
+        if !self.by_rank.contains(i as usize) {
+            self.others.entry(i).or_insert(NONE);
+        }
+    }
+
+    fn get_mut(&mut self, i: u32) -> Option<&mut u32> {
+        match self.by_rank.get_mut(i as usize) {
+            Some(p) => Some(p),
+            None if self.others.is_empty() => None,
+            None => self.others.get_mut(&i),
+        }
+    }
+
+    /// The place of a named event.
+    fn of(&self, i: u32) -> u32 {
+        match self.by_rank.get(i as usize) {
+            Some(&p) => p,
+            None => self.others[&i],
+        }
+    }
+}
+
 /// Kahn's algorithm, earliest clock first among the ready events, over `chains` and the listed `edges`
 /// (sorted, none a chain's).
 fn kahn(all: &Gathered, chains: &mut Chains, edges: &[(u32, u32)], max_skew_ms: i64) -> Ordered {
     // Ready events are read chain by chain, each forwards: a reader that holds each run's chunk.
     let mut reader = all.reader();
-    // The listed in-edges not yet done, of each event that has some.
-    let mut waiting: FxHashMap<u32, u32> = FxHashMap::default();
-    // The place of each event an edge names, once it is out.
-    let mut places: FxHashMap<u32, u32> = FxHashMap::default();
-    // Which events are keys of `waiting` and of `places`. Every event out is looked up in both, and past a
-    // few million edges a hash lookup is a cache miss: on a 4.8 GB log those two lookups were most of the
-    // ordering's time. A bit per event is read in chain order, so from cache.
-    let mut is_waiting = FixedBitSet::with_capacity(all.len());
-    let mut is_named = FixedBitSet::with_capacity(all.len());
-    // Which events an edge leaves (the edges' binary search, for the others, was a third of what was left).
-    let mut has_listed = FixedBitSet::with_capacity(all.len());
-    for &(from, to) in edges {
-        has_listed.insert(from as usize);
-        *waiting.entry(to).or_insert(0) += 1;
-        is_waiting.insert(to as usize);
-        for i in [from, to] {
-            places.insert(i, NONE);
-            is_named.insert(i as usize);
-        }
+    // Every event out is looked up among the events edges leave, enter and name, in chain order: by rank
+    // ([`Ranked`]), near the lookup before it. Hash maps missed the cache on every lookup past a few million
+    // edges (most of the ordering's time on a 4.8 GB log), and a binary search of the edges per event was a
+    // third of what was left.
+    // The listed edges each event leaves: its range of `edges` (sorted by their first event).
+    let mut leaving: Ranked<(u32, u32)> = Ranked::default();
+    let mut start = 0u32;
+    for group in edges.chunk_by(|x, y| x.0 == y.0) {
+        let end = start + group.len() as u32;
+        leaving.push(group[0].0 as usize, (start, end));
+        start = end;
     }
-    let ready_now = |chains: &Chains, is_waiting: &FixedBitSet, j: u32| {
-        chains.pred_done(j) && !is_waiting.contains(j as usize)
+    // The listed in-edges not yet done, of each event that has some.
+    let mut entering: Vec<u32> = edges.iter().map(|e| e.1).collect();
+    entering.sort_unstable();
+    let mut waiting: Ranked<u32> = Ranked::default();
+    for group in entering.chunk_by(|x, y| x == y) {
+        waiting.push(group[0] as usize, group.len() as u32);
+    }
+    drop(entering);
+    // The place of each event an edge names, once it is out.
+    let mut named: Vec<u32> = edges.iter().flat_map(|&(f, t)| [f, t]).collect();
+    named.sort_unstable();
+    named.dedup();
+    let mut places = Places::default();
+    for i in named {
+        places.by_rank.push(i as usize, NONE);
+    }
+    let ready_now = |chains: &Chains, waiting: &Ranked<u32>, j: u32| {
+        chains.pred_done(j) && waiting.get(j as usize).is_none_or(|&w| w == 0)
     };
     // The first events of the chains: only their heads are read.
     let mut ready: BinaryHeap<Reverse<(OrderKey, u32)>> = (0..all.len() as u32)
-        .filter(|&i| ready_now(chains, &is_waiting, i))
+        .filter(|&i| ready_now(chains, &waiting, i))
         .map(|i| Reverse((order_key(&reader.get(i as usize)), i)))
         .collect();
     let mut order: Run<u32> = Run::new();
@@ -278,18 +321,13 @@ fn kahn(all: &Gathered, chains: &mut Chains, edges: &[(u32, u32)], max_skew_ms: 
     while let Some(Reverse((_, i))) = ready.pop() {
         let at = order.len() as u32;
         order.push(i);
-        if is_named.contains(i as usize) {
-            if let Some(p) = places.get_mut(&i) {
-                *p = at;
-            }
+        if let Some(p) = places.get_mut(i) {
+            *p = at;
         }
         // The successors in increasing order, as the warnings have always been listed.
         successors.clear();
-        if has_listed.contains(i as usize) {
-            let from = edges.partition_point(|e| e.0 < i);
-            let listed = &edges[from..];
-            let to = listed.partition_point(|e| e.0 <= i);
-            successors.extend(listed[..to].iter().map(|e| e.1));
+        if let Some(&(start, end)) = leaving.get(i as usize) {
+            successors.extend(edges[start as usize..end as usize].iter().map(|e| e.1));
         }
         let next = chains.next.get(i as usize);
         if next != NONE {
@@ -303,20 +341,15 @@ fn kahn(all: &Gathered, chains: &mut Chains, edges: &[(u32, u32)], max_skew_ms: 
                 let apart = a.span.input != b.span.input || a.node != b.node;
                 if ta.millis - tb.millis > max_skew_ms && apart {
                     skew_warnings.push((at, j));
-                    places.entry(j).or_insert(NONE);
-                    is_named.insert(j as usize);
+                    places.name(j);
                 }
             }
             if j == next {
                 chains.set_pred_done(j);
-            } else if let Some(w) = waiting.get_mut(&j) {
+            } else if let Some(w) = waiting.get_mut(j as usize) {
                 *w -= 1;
-                if *w == 0 {
-                    waiting.remove(&j);
-                    is_waiting.set(j as usize, false);
-                }
             }
-            if ready_now(chains, &is_waiting, j) {
+            if ready_now(chains, &waiting, j) {
                 ready.push(Reverse((order_key(&b), j)));
             }
         }
@@ -333,7 +366,7 @@ fn kahn(all: &Gathered, chains: &mut Chains, edges: &[(u32, u32)], max_skew_ms: 
             .collect();
         rest.sort_by_key(|&i| order_key(&reader.get(i as usize)));
         for i in rest {
-            if let Some(p) = places.get_mut(&i) {
+            if let Some(p) = places.get_mut(i) {
                 *p = order.len() as u32;
             }
             order.push(i);
