@@ -191,7 +191,6 @@ impl Lifecycle {
 #[cfg(test)]
 mod tests {
     use super::*;
-
     use crate::monitor::testkit::{daemon, ev, run, test_output, text};
 
     /// The steps `Lifecycle` gives a sequence of events of one node (key 0).

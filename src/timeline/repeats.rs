@@ -156,7 +156,7 @@ pub(super) fn drop_repeated_records(inputs: &mut [InputStats], per_input: &mut [
 /// Bytes of one record's key: hash, input, place.
 const KEY_BYTES: usize = 16;
 
-/// At most this many parts (files) the keys are sorted in.
+/// At most this many parts the keys are sorted in (each part reads the hashes' file through once).
 const MAX_PARTS: usize = 256;
 
 /// For each input with repeated records: a bit per record (set: a repeat) and the inputs that told them first.
