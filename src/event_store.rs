@@ -49,8 +49,8 @@ struct Arena {
     /// How many bytes are in `file`.
     flushed: u64,
     file: Option<File>,
-    /// The last window read from `file`: (its offset, its bytes).
-    window: Mutex<(u64, Vec<u8>)>,
+    /// The last window read from `file`, for readers without a window of their own.
+    window: Mutex<Window>,
     /// False where no temporary file can be made: everything stays in memory.
     may_spill: bool,
     /// Spill whenever a piece is ready, whatever the budget (tests).
@@ -63,7 +63,7 @@ impl Arena {
             tail: Vec::new(),
             flushed: 0,
             file: None,
-            window: Mutex::new((0, Vec::new())),
+            window: Mutex::new(Window::default()),
             may_spill: true,
             always_spill: false,
         }
@@ -116,16 +116,25 @@ impl Arena {
         }
     }
 
-    /// Calls `f` with the record that starts at `at`.
+    /// Calls `f` with the record that starts at `at`, read through the arena's own window.
     fn with_record<R>(&self, at: u64, f: impl FnOnce(&[u8]) -> R) -> R {
+        if at >= self.flushed {
+            return self.with_record_in(at, &mut Window::default(), f);
+        }
+        let mut window = self.window.lock().unwrap_or_else(|p| p.into_inner());
+        self.with_record_in(at, &mut window, f)
+    }
+
+    /// [`Arena::with_record`] through a reader's own window: readers on several threads do not take turns
+    /// with one window (each would read it again for nearly every record).
+    fn with_record_in<R>(&self, at: u64, window: &mut Window, f: impl FnOnce(&[u8]) -> R) -> R {
         if at >= self.flushed {
             let mut r = Reader::new(&self.tail[(at - self.flushed) as usize..]);
             let len = r.uvarint() as usize;
             return f(r.bytes(len));
         }
         let file = self.file.as_ref().expect("flushed bytes are in the file");
-        let mut window = self.window.lock().unwrap_or_else(|p| p.into_inner());
-        let (start, bytes) = &mut *window;
+        let (start, bytes) = (&mut window.0, &mut window.1);
         if !record_inside(at, *start, bytes) {
             // The length prefix (at most 10 bytes), then a window that holds at least the whole record.
             let mut prefix = [0u8; 10];
@@ -146,6 +155,10 @@ impl Arena {
     }
 }
 
+/// The last window read from an arena's file: its offset and its bytes.
+#[derive(Debug, Default)]
+pub struct Window(u64, Vec<u8>);
+
 /// Does the window of `bytes` read at `start` hold the whole record at `at`, its length prefix included?
 fn record_inside(at: u64, start: u64, bytes: &[u8]) -> bool {
     let Some(off) = at.checked_sub(start).and_then(|o| usize::try_from(o).ok()) else {
@@ -164,6 +177,9 @@ impl Drop for Arena {
         IN_MEMORY.fetch_sub(self.tail.len(), Ordering::Relaxed);
     }
 }
+
+/// An event's fields and excerpt, read back from its input's arena.
+pub type Unpacked = (Vec<(&'static str, Value)>, Option<Arc<str>>);
 
 /// What unpacks an input's events: its arena, thread names and field names.
 #[derive(Debug)]
@@ -230,18 +246,27 @@ impl InputData {
     }
 
     /// The fields and excerpt of the event with this head.
-    pub fn unpack(&self, head: &Head) -> (Vec<(&'static str, Value)>, Option<Arc<str>>) {
-        self.arena.with_record(head.data, |bytes| {
-            let mut r = Reader::new(bytes);
-            let n = r.uvarint() as usize;
-            let mut fields = Vec::with_capacity(n);
-            for _ in 0..n {
-                let name = self.field_names[r.uvarint() as usize];
-                fields.push((name, r.value()));
-            }
-            let excerpt = (r.byte() == 1).then(|| Arc::from(r.str()));
-            (fields, excerpt)
-        })
+    pub fn unpack(&self, head: &Head) -> Unpacked {
+        self.arena
+            .with_record(head.data, |bytes| self.unpack_record(bytes))
+    }
+
+    /// [`InputData::unpack`] through a reader's own window on the arena.
+    fn unpack_in(&self, head: &Head, window: &mut Window) -> Unpacked {
+        self.arena
+            .with_record_in(head.data, window, |bytes| self.unpack_record(bytes))
+    }
+
+    fn unpack_record(&self, bytes: &[u8]) -> Unpacked {
+        let mut r = Reader::new(bytes);
+        let n = r.uvarint() as usize;
+        let mut fields = Vec::with_capacity(n);
+        for _ in 0..n {
+            let name = self.field_names[r.uvarint() as usize];
+            fields.push((name, r.value()));
+        }
+        let excerpt = (r.byte() == 1).then(|| Arc::from(r.str()));
+        (fields, excerpt)
     }
 
     /// The fields of the event with this head.
@@ -425,7 +450,16 @@ impl InputEvents {
 }
 
 fn materialize(h: &Head, data: &InputData, names: &[Arc<str>]) -> Event {
-    let (fields, excerpt) = data.unpack(h);
+    event_from(h, data, names, data.unpack(h))
+}
+
+/// The whole event of a head, with its fields and excerpt read back.
+fn event_from(
+    h: &Head,
+    data: &InputData,
+    names: &[Arc<str>],
+    (fields, excerpt): Unpacked,
+) -> Event {
     let node = h.node().map(|n| names[n as usize].clone());
     Event {
         kind: h.kind,
@@ -665,6 +699,19 @@ impl EventStore {
     /// The whole event of a head this store gave ([`EventStore::heads`]): no head is read again.
     pub fn event_of(&self, h: &Head) -> Event {
         materialize(h, self.data(h), &self.node_names)
+    }
+
+    /// [`EventStore::event_of`] through a reader's own windows on the inputs' arenas
+    /// ([`EventStore::windows`]), for readers on several threads at once.
+    pub fn event_in(&self, h: &Head, windows: &mut [Window]) -> Event {
+        let data = self.data(h);
+        let unpacked = data.unpack_in(h, &mut windows[h.span.input as usize]);
+        event_from(h, data, &self.node_names, unpacked)
+    }
+
+    /// A window per input for [`EventStore::event_in`].
+    pub fn windows(&self) -> Vec<Window> {
+        self.inputs.iter().map(|_| Window::default()).collect()
     }
 
     /// Event `i`, or `None` past the end.

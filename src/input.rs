@@ -199,7 +199,8 @@ fn drop_repeated_files(named: Vec<Source>) -> Result<(Vec<Source>, Vec<Skipped>)
     let mut by_path: std::collections::HashMap<PathBuf, usize> = Default::default();
     // Files of one size are compared by content only when a second one of that size shows up.
     let mut by_size: std::collections::HashMap<u64, Vec<usize>> = Default::default();
-    let mut digests: std::collections::HashMap<usize, [u64; 2]> = Default::default();
+    // By place in `kept` and whether of the whole file or of its first bytes.
+    let mut digests: std::collections::HashMap<(usize, bool), [u64; 2]> = Default::default();
     let io_err = |p: &Path, e: io::Error| InputError::Io {
         path: p.display().to_string(),
         message: e.to_string(),
@@ -223,23 +224,31 @@ fn drop_repeated_files(named: Vec<Source>) -> Result<(Vec<Source>, Vec<Skipped>)
         if size > 0 {
             let same_size = by_size.get(&size).cloned().unwrap_or_default();
             if !same_size.is_empty() {
-                let mine = digest(p).map_err(|e| io_err(p, e))?;
+                let me = kept.len();
+                // The first bytes first: logs of one size seldom share them, and then neither is read whole.
                 for i in same_size {
-                    let theirs = match digests.get(&i) {
-                        Some(d) => *d,
-                        None => {
-                            let Source::File(q) = &kept[i] else { continue };
-                            let d = digest(q).map_err(|e| io_err(q, e))?;
-                            digests.insert(i, d);
-                            d
+                    let Source::File(q) = &kept[i] else { continue };
+                    let mut same = true;
+                    for whole in [false, true] {
+                        let mut digest_of = |at: usize, path: &Path| match digests.get(&(at, whole))
+                        {
+                            Some(d) => Ok(*d),
+                            None => {
+                                let d = digest(path, whole).map_err(|e| io_err(path, e))?;
+                                digests.insert((at, whole), d);
+                                Ok::<_, InputError>(d)
+                            }
+                        };
+                        if digest_of(me, p)? != digest_of(i, q)? {
+                            same = false;
+                            break;
                         }
-                    };
-                    if theirs == mine {
+                    }
+                    if same {
                         copy_of = Some(i);
                         break;
                     }
                 }
-                digests.insert(kept.len(), mine);
             }
         }
         if let Some(i) = copy_of {
@@ -257,13 +266,22 @@ fn drop_repeated_files(named: Vec<Source>) -> Result<(Vec<Source>, Vec<Skipped>)
     Ok((kept, skipped))
 }
 
-/// Two independent 64-bit hashes of a file's bytes (a collision of both is not a practical concern).
-fn digest(path: &Path) -> io::Result<[u64; 2]> {
+/// Bytes at the start of a file that [`digest`] reads when not asked for the whole file.
+const DIGEST_START: usize = 64 * 1024;
+
+/// Two independent 64-bit hashes of a file's bytes, all of them or the first [`DIGEST_START`] (a collision
+/// of both is not a practical concern).
+fn digest(path: &Path, whole: bool) -> io::Result<[u64; 2]> {
     use std::hash::Hasher;
     let mut a = std::collections::hash_map::DefaultHasher::new();
     let mut b = rustc_hash::FxHasher::default();
-    let mut f = File::open(path)?;
-    let mut buf = vec![0u8; 256 * 1024];
+    let f = File::open(path)?;
+    let mut f: Box<dyn Read> = if whole {
+        Box::new(f)
+    } else {
+        Box::new(f.take(DIGEST_START as u64))
+    };
+    let mut buf = vec![0u8; if whole { 256 * 1024 } else { DIGEST_START }];
     loop {
         let n = f.read(&mut buf)?;
         if n == 0 {
@@ -1307,6 +1325,31 @@ mod tests {
         .unwrap();
         assert_eq!(r.sources.len(), 3);
         assert_eq!(r.skipped.len(), 1);
+    }
+
+    /// Files of one size are told apart by their first bytes, and past them by the whole file: a copy
+    /// is left out, a file that differs only after its first bytes (or only in its last byte) is kept.
+    #[test]
+    fn a_copy_is_left_out_and_a_file_that_differs_only_late_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
+        let mut bytes = vec![b'a'; DIGEST_START * 3 + 17];
+        std::fs::write(p("a.log"), &bytes).unwrap();
+        std::fs::write(p("copy.log"), &bytes).unwrap();
+        *bytes.last_mut().unwrap() = b'b';
+        std::fs::write(p("late.log"), &bytes).unwrap();
+        bytes[0] = b'c';
+        std::fs::write(p("early.log"), &bytes).unwrap();
+        let args = [p("a.log"), p("late.log"), p("early.log"), p("copy.log")];
+        let r = resolve_all(&args, true).unwrap();
+        let names: Vec<_> = r.sources.iter().map(|s| s.file_name().unwrap()).collect();
+        assert_eq!(names, ["a.log", "late.log", "early.log"]);
+        let skipped: Vec<_> = r
+            .skipped
+            .iter()
+            .map(|s| (s.path.clone(), s.same_as.clone(), s.reason))
+            .collect();
+        assert_eq!(skipped, [(p("copy.log"), p("a.log"), "same bytes")]);
     }
 
     #[test]

@@ -1044,7 +1044,7 @@ fn scan_opened(
 
 /// How many threads scan an input's blocks: the CPUs this process may use, asked once (the answer reads
 /// cgroup files, and a test or an editor checks many small inputs).
-fn workers() -> usize {
+pub(crate) fn workers() -> usize {
     static WORKERS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *WORKERS.get_or_init(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
 }

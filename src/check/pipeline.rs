@@ -161,6 +161,7 @@ impl Pipeline<'_> {
             partial: self.partial,
             witnesses: self.witnesses,
             tick: Some(&tick),
+            ..ReplayOptions::default()
         };
         let replay = replay(&timeline, super::monitors(self.bugs), &options);
         watch.replayed(timeline.events.len());

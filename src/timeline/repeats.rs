@@ -202,7 +202,8 @@ fn sorted_repeats(per_input: &[InputEvents], mut hashes: KeyHashes) -> std::io::
     let lens: Vec<usize> = per_input.iter().map(InputEvents::len).collect();
     let mut found: Repeats = (0..per_input.len()).map(|_| None).collect();
     hashes.each_part(&lens, |keys| {
-        keys.sort_unstable();
+        // In place on every CPU; the keys are distinct, so any sort gives the same order.
+        rayon::slice::ParallelSliceMut::par_sort_unstable(keys.as_mut_slice());
         for group in keys.chunk_by(|a, b| a.0 == b.0) {
             let first = group[0].1;
             for &(_, input, at) in &group[1..] {
