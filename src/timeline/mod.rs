@@ -14,7 +14,7 @@ mod repeats;
 
 use crate::clock::{Clocks, GivenOffsets, KeyLines};
 use crate::event::Event;
-use crate::event_store::{EventStore, Head, InputEvents};
+use crate::event_store::{EventStore, Head, InputData, InputEvents};
 use crate::excerpt::{self, Excerpt};
 use crate::grammar::Grammar;
 use crate::happens_before::HappensBefore;
@@ -204,6 +204,63 @@ pub fn from_inputs(
     let services = identity::learn_services(&inputs, &per_input);
     crate::timings::phase("merge: services", &mut clock);
 
+    // One pass in merged order, beside the ordering (past the memory budget each pass reads the heads back
+    // from disk): the node keys, each node's first line, the kinds each node logs, the lifecycle steps and
+    // each block's earliest date. Models key their state by a small integer per node rather than by name:
+    // node keys are numbered in the order nodes first appear in the merged timeline.
+    let mut node_names: Vec<Arc<str>> = Vec::new();
+    let mut key_of_run_node: Vec<u32> = Vec::new();
+    let mut started_in_view = std::collections::HashSet::new();
+    let words = EventKind::ALL.len().div_ceil(64);
+    let mut kinds_by_node: Vec<Vec<u64>> = Vec::new();
+    let mut lifecycle = Lifecycle::default();
+    let mut life = LifeSteps::default();
+    let total: usize = per_input.iter().map(InputEvents::len).sum();
+    let mut date_floor = vec![i64::MAX; total.div_ceil(DATE_FLOOR_BLOCK)];
+    let mut key_lines = KeyLines::default();
+    let mut in_merged_order =
+        |i: usize, mut h: Head, data: &[Arc<InputData>], run_nodes: &[Arc<str>]| {
+            if h.has_node() {
+                if key_of_run_node.is_empty() {
+                    key_of_run_node = vec![u32::MAX; run_nodes.len()];
+                }
+                let k = &mut key_of_run_node[h.node as usize];
+                let first_seen = *k == u32::MAX;
+                if first_seen {
+                    node_names.push(run_nodes[h.node as usize].clone());
+                    kinds_by_node.push(vec![0u64; words]);
+                    *k = (node_names.len() - 1) as u32;
+                }
+                h.node = *k;
+                if first_seen
+                    && matches!(
+                        h.kind,
+                        EventKind::ProcessStarted
+                            | EventKind::ComponentStarting
+                            | EventKind::ScmNodeIdentified
+                            | EventKind::ScmRaftServerCreated
+                    )
+                {
+                    started_in_view.insert(node_names[h.node as usize].clone());
+                }
+                let kind = h.kind.index();
+                kinds_by_node[h.node as usize][kind / 64] |= 1 << (kind % 64);
+            }
+            let test = test_output
+                .get(h.span.input as usize)
+                .copied()
+                .unwrap_or(false);
+            if let Some(step) = lifecycle.observe_step(i, h.kind, h.node(), test) {
+                life.set(i, step);
+            }
+            let dated = match h.time() {
+                Some(t) if t.has_date => t.millis,
+                _ => i64::MIN,
+            };
+            let block = &mut date_floor[i / DATE_FLOOR_BLOCK];
+            *block = (*block).min(dated);
+            key_lines.observe(i, &h, || data[h.span.input as usize].fields(&h));
+        };
     let order::Merged {
         all,
         order,
@@ -211,63 +268,16 @@ pub fn from_inputs(
         skew_warnings,
         data,
         run_nodes,
-    } = order::merge(per_input, &test_output, rules, &mut clock);
+    } = order::merge(
+        per_input,
+        &test_output,
+        rules,
+        &mut clock,
+        &mut in_merged_order,
+    );
     crate::event_store::release_freed_memory();
-    // One pass in merged order (past the memory budget each pass reads the heads back from disk): the node
-    // keys, each node's first line, the kinds each node logs, the lifecycle steps and each block's earliest
-    // date. Models key their state by a small integer per node rather than by name: node keys are numbered
-    // in the order nodes first appear in the merged timeline.
-    let mut node_names: Vec<Arc<str>> = Vec::new();
-    let mut key_of_run_node: Vec<u32> = vec![u32::MAX; run_nodes.len()];
-    let mut started_in_view = std::collections::HashSet::new();
-    let words = EventKind::ALL.len().div_ceil(64);
-    let mut kinds_by_node: Vec<Vec<u64>> = Vec::new();
-    let mut lifecycle = Lifecycle::default();
-    let mut life = LifeSteps::default();
-    let mut date_floor = vec![i64::MAX; order.len().div_ceil(DATE_FLOOR_BLOCK)];
-    let mut key_lines = KeyLines::default();
-    let mut reader = all.reader();
-    for (i, at) in order.iter().enumerate() {
-        let mut h = reader.get(at as usize);
-        if h.has_node() {
-            let k = &mut key_of_run_node[h.node as usize];
-            let first_seen = *k == u32::MAX;
-            if first_seen {
-                node_names.push(run_nodes[h.node as usize].clone());
-                kinds_by_node.push(vec![0u64; words]);
-                *k = (node_names.len() - 1) as u32;
-            }
-            h.node = *k;
-            if first_seen
-                && matches!(
-                    h.kind,
-                    EventKind::ProcessStarted
-                        | EventKind::ComponentStarting
-                        | EventKind::ScmNodeIdentified
-                        | EventKind::ScmRaftServerCreated
-                )
-            {
-                started_in_view.insert(node_names[h.node as usize].clone());
-            }
-            let kind = h.kind.index();
-            kinds_by_node[h.node as usize][kind / 64] |= 1 << (kind % 64);
-        }
-        let test = test_output
-            .get(h.span.input as usize)
-            .copied()
-            .unwrap_or(false);
-        if let Some(step) = lifecycle.observe_step(i, h.kind, h.node(), test) {
-            life.set(i, step);
-        }
-        let dated = match h.time() {
-            Some(t) if t.has_date => t.millis,
-            _ => i64::MIN,
-        };
-        let block = &mut date_floor[i / DATE_FLOOR_BLOCK];
-        *block = (*block).min(dated);
-        key_lines.observe(i, &h, || data[h.span.input as usize].fields(&h));
-    }
-    drop(reader);
+    // A run whose events name no node.
+    key_of_run_node.resize(run_nodes.len(), u32::MAX);
     drop(run_nodes);
     crate::timings::note(&format!(
         "events: {} heads, {} of them on disk; {} lifecycle steps",

@@ -127,11 +127,15 @@ fn chains(
 
 /// Merges per-input events whose nodes are named ([`super::identity::name_nodes`]). `test_output`: which
 /// inputs are one JVM's output, whose whole order is the truth.
+///
+/// `visit` is given every head in merged order, with its place, each input's data and the run's node names:
+/// it runs on a second thread as the order is made ([`visiting_in_merged_order`]).
 pub(super) fn merge(
     mut per_input: Vec<InputEvents>,
     test_output: &[bool],
     rules: super::MergeRules,
     clock: &mut std::time::Instant,
+    visit: &mut Visit,
 ) -> Merged {
     // From here on a head's node is the run's node number, not its input's.
     let mut run_nodes: Vec<Arc<str>> = Vec::new();
@@ -188,8 +192,13 @@ pub(super) fn merge(
         places,
         skew_warnings,
         kept_every_edge,
-    } = kahn(&all, &mut chains, &edges, rules.max_skew_ms);
-    crate::timings::phase("merge: ordering", clock);
+    } = visiting_in_merged_order(&all, &data, &run_nodes, visit, |out| {
+        kahn(&all, &mut chains, &edges, rules.max_skew_ms, out)
+    });
+    crate::timings::phase(
+        "merge: ordering (and the pass in merged order beside it)",
+        clock,
+    );
 
     let place = |i: u32| places.of(i);
     let mut by_place: Vec<(u32, u32)> = edges.iter().map(|&(f, t)| (place(f), place(t))).collect();
@@ -225,6 +234,53 @@ pub(super) fn merge(
         data,
         run_nodes,
     }
+}
+
+/// What is given every head in merged order ([`merge`]): its place, the head (the run's node number), each
+/// input's data and the run's node names.
+pub(super) type Visit<'v> = dyn FnMut(usize, Head, &[Arc<InputData>], &[Arc<str>]) + Send + 'v;
+
+/// Heads go to the visiting thread in batches of this many.
+const VISIT_BATCH: usize = 4096;
+
+/// Runs `order`, which gives each event's number as it goes out, while a second thread reads those heads
+/// and gives each to `visit` with its place: a pass in merged order that needs nothing of the ordering but
+/// the order runs beside it on another CPU, instead of reading every head again after it.
+fn visiting_in_merged_order<R>(
+    all: &Gathered,
+    data: &[Arc<InputData>],
+    run_nodes: &[Arc<str>],
+    visit: &mut Visit,
+    order: impl FnOnce(&mut dyn FnMut(u32)) -> R,
+) -> R {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u32>>(16);
+    std::thread::scope(|scope| {
+        let visitor = scope.spawn(move || {
+            let mut reader = all.reader();
+            let mut place = 0;
+            for batch in rx {
+                for at in batch {
+                    visit(place, reader.get(at as usize), data, run_nodes);
+                    place += 1;
+                }
+            }
+        });
+        let mut batch = Vec::with_capacity(VISIT_BATCH);
+        let result = order(&mut |at| {
+            batch.push(at);
+            if batch.len() == VISIT_BATCH {
+                let full = std::mem::replace(&mut batch, Vec::with_capacity(VISIT_BATCH));
+                // A visitor that stopped has panicked: the join below says so.
+                let _ = tx.send(full);
+            }
+        });
+        let _ = tx.send(batch);
+        drop(tx);
+        if let Err(panic) = visitor.join() {
+            std::panic::resume_unwind(panic);
+        }
+        result
+    })
 }
 
 /// What Kahn's algorithm gives.
@@ -275,8 +331,14 @@ impl Places {
 }
 
 /// Kahn's algorithm, earliest clock first among the ready events, over `chains` and the listed `edges`
-/// (sorted, none a chain's).
-fn kahn(all: &Gathered, chains: &mut Chains, edges: &[(u32, u32)], max_skew_ms: i64) -> Ordered {
+/// (sorted, none a chain's). `out` is given each event as it goes out.
+fn kahn(
+    all: &Gathered,
+    chains: &mut Chains,
+    edges: &[(u32, u32)],
+    max_skew_ms: i64,
+    out: &mut dyn FnMut(u32),
+) -> Ordered {
     // Ready events are read chain by chain, each forwards: a reader that holds each run's chunk.
     let mut reader = all.reader();
     // Every event out is looked up among the events edges leave, enter and name, in chain order: by rank
@@ -321,6 +383,7 @@ fn kahn(all: &Gathered, chains: &mut Chains, edges: &[(u32, u32)], max_skew_ms: 
     while let Some(Reverse((_, i))) = ready.pop() {
         let at = order.len() as u32;
         order.push(i);
+        out(i);
         if let Some(p) = places.get_mut(i) {
             *p = at;
         }
@@ -370,6 +433,7 @@ fn kahn(all: &Gathered, chains: &mut Chains, edges: &[(u32, u32)], max_skew_ms: 
                 *p = order.len() as u32;
             }
             order.push(i);
+            out(i);
         }
     }
     Ordered {
@@ -573,7 +637,7 @@ mod tests {
             let test_output: Vec<bool> = spec.iter().map(|(t, _)| *t).collect();
             let rules = MergeRules { max_skew_ms: skew, causal: &[&TOKENS] };
             let mut clock = std::time::Instant::now();
-            let got = merge(inputs_of(&spec), &test_output, rules, &mut clock);
+            let got = merge(inputs_of(&spec), &test_output, rules, &mut clock, &mut |_, _, _, _| {});
 
             let mut lens = spec.iter().map(|(_, e)| e.len());
             // The oracle reads the heads as the merge gathered them.
