@@ -199,8 +199,9 @@ fn drop_repeated_files(named: Vec<Source>) -> Result<(Vec<Source>, Vec<Skipped>)
     let mut by_path: std::collections::HashMap<PathBuf, usize> = Default::default();
     // Files of one size are compared by content only when a second one of that size shows up.
     let mut by_size: std::collections::HashMap<u64, Vec<usize>> = Default::default();
-    // By place in `kept` and whether of the whole file or of its first bytes.
-    let mut digests: std::collections::HashMap<(usize, bool), [u64; 2]> = Default::default();
+    // By path (a file left out as a copy must not lend its digests to the next one kept), and whether of
+    // the whole file or of its first bytes.
+    let mut digests: std::collections::HashMap<(PathBuf, bool), [u64; 2]> = Default::default();
     let io_err = |p: &Path, e: io::Error| InputError::Io {
         path: p.display().to_string(),
         message: e.to_string(),
@@ -224,22 +225,20 @@ fn drop_repeated_files(named: Vec<Source>) -> Result<(Vec<Source>, Vec<Skipped>)
         if size > 0 {
             let same_size = by_size.get(&size).cloned().unwrap_or_default();
             if !same_size.is_empty() {
-                let me = kept.len();
                 // The first bytes first: logs of one size seldom share them, and then neither is read whole.
                 for i in same_size {
                     let Source::File(q) = &kept[i] else { continue };
                     let mut same = true;
                     for whole in [false, true] {
-                        let mut digest_of = |at: usize, path: &Path| match digests.get(&(at, whole))
-                        {
+                        let mut digest_of = |path: &Path| match digests.get(&(path.into(), whole)) {
                             Some(d) => Ok(*d),
                             None => {
                                 let d = digest(path, whole).map_err(|e| io_err(path, e))?;
-                                digests.insert((at, whole), d);
+                                digests.insert((path.into(), whole), d);
                                 Ok::<_, InputError>(d)
                             }
                         };
-                        if digest_of(me, p)? != digest_of(i, q)? {
+                        if digest_of(p)? != digest_of(q)? {
                             same = false;
                             break;
                         }
@@ -1328,7 +1327,9 @@ mod tests {
     }
 
     /// Files of one size are told apart by their first bytes, and past them by the whole file: a copy
-    /// is left out, a file that differs only after its first bytes (or only in its last byte) is kept.
+    /// is left out, a file that differs only after its first bytes (or only in its last byte) is kept. A
+    /// copy left out lends nothing to the file after it (its digests once did, by place, and a copy of that
+    /// file went unnoticed).
     #[test]
     fn a_copy_is_left_out_and_a_file_that_differs_only_late_is_kept() {
         let dir = tempfile::tempdir().unwrap();
@@ -1340,16 +1341,32 @@ mod tests {
         std::fs::write(p("late.log"), &bytes).unwrap();
         bytes[0] = b'c';
         std::fs::write(p("early.log"), &bytes).unwrap();
-        let args = [p("a.log"), p("late.log"), p("early.log"), p("copy.log")];
+        // A file of a size of its own right after a copy left out, and a copy of it.
+        std::fs::write(p("z.log"), b"zzz\n").unwrap();
+        std::fs::write(p("z-copy.log"), b"zzz\n").unwrap();
+        let args = [
+            p("a.log"),
+            p("late.log"),
+            p("early.log"),
+            p("copy.log"),
+            p("z.log"),
+            p("z-copy.log"),
+        ];
         let r = resolve_all(&args, true).unwrap();
         let names: Vec<_> = r.sources.iter().map(|s| s.file_name().unwrap()).collect();
-        assert_eq!(names, ["a.log", "late.log", "early.log"]);
+        assert_eq!(names, ["a.log", "late.log", "early.log", "z.log"]);
         let skipped: Vec<_> = r
             .skipped
             .iter()
             .map(|s| (s.path.clone(), s.same_as.clone(), s.reason))
             .collect();
-        assert_eq!(skipped, [(p("copy.log"), p("a.log"), "same bytes")]);
+        assert_eq!(
+            skipped,
+            [
+                (p("copy.log"), p("a.log"), "same bytes"),
+                (p("z-copy.log"), p("z.log"), "same bytes")
+            ]
+        );
     }
 
     #[test]
