@@ -1278,6 +1278,19 @@ mod tests {
         );
     }
 
+    /// Each file left out: its path, the file it repeats and why.
+    fn skipped_of(r: &Resolved) -> Vec<(String, String, &'static str)> {
+        r.skipped
+            .iter()
+            .map(|s| (s.path.clone(), s.same_as.clone(), s.reason))
+            .collect()
+    }
+
+    /// The file names of the sources read.
+    fn names_of(r: &Resolved) -> Vec<String> {
+        r.sources.iter().map(|s| s.file_name().unwrap()).collect()
+    }
+
     #[test]
     fn a_family_is_read_oldest_first_whatever_the_argument_order_and_copies_once() {
         let dir = tempfile::tempdir().unwrap();
@@ -1294,8 +1307,7 @@ mod tests {
             p("copy.txt"),
         ];
         let r = resolve_all(&args, true).unwrap();
-        let names: Vec<_> = r.sources.iter().map(|s| s.file_name().unwrap()).collect();
-        assert_eq!(names, ["scm3.log.2", "scm3.log.1", "scm3.log"]);
+        assert_eq!(names_of(&r), ["scm3.log.2", "scm3.log.1", "scm3.log"]);
         assert_eq!(
             r.rotation[0].as_deref(),
             Some("part 1 of 3 of scm3.log, oldest first (by suffix .2)")
@@ -1304,11 +1316,7 @@ mod tests {
             r.rotation[2].as_deref(),
             Some("part 3 of 3 of scm3.log, oldest first (by live file, newest)")
         );
-        let skipped: Vec<_> = r
-            .skipped
-            .iter()
-            .map(|s| (s.path.clone(), s.same_as.clone(), s.reason))
-            .collect();
+        let skipped = skipped_of(&r);
         assert_eq!(
             skipped,
             [
@@ -1353,13 +1361,8 @@ mod tests {
             p("z-copy.log"),
         ];
         let r = resolve_all(&args, true).unwrap();
-        let names: Vec<_> = r.sources.iter().map(|s| s.file_name().unwrap()).collect();
-        assert_eq!(names, ["a.log", "late.log", "early.log", "z.log"]);
-        let skipped: Vec<_> = r
-            .skipped
-            .iter()
-            .map(|s| (s.path.clone(), s.same_as.clone(), s.reason))
-            .collect();
+        assert_eq!(names_of(&r), ["a.log", "late.log", "early.log", "z.log"]);
+        let skipped = skipped_of(&r);
         assert_eq!(
             skipped,
             [
