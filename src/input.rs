@@ -274,12 +274,7 @@ fn digest(path: &Path, whole: bool) -> io::Result<[u64; 2]> {
     use std::hash::Hasher;
     let mut a = std::collections::hash_map::DefaultHasher::new();
     let mut b = rustc_hash::FxHasher::default();
-    let f = File::open(path)?;
-    let mut f: Box<dyn Read> = if whole {
-        Box::new(f)
-    } else {
-        Box::new(f.take(DIGEST_START as u64))
-    };
+    let mut f = File::open(path)?.take(if whole { u64::MAX } else { DIGEST_START as u64 });
     let mut buf = vec![0u8; if whole { 256 * 1024 } else { DIGEST_START }];
     loop {
         let n = f.read(&mut buf)?;
