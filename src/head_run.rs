@@ -125,6 +125,15 @@ impl Record for Head {
         ]);
     }
 
+    fn encode_chunk(records: &[Head], out: &mut Vec<u8>) {
+        let lanes: Vec<[u64; LANES]> = records.iter().map(Head::lanes).collect();
+        crate::lanes::encode(&lanes, out);
+    }
+
+    fn decode_chunk(bytes: &[u8], out: &mut Vec<Head>) -> Result<(), crate::lanes::Malformed> {
+        crate::lanes::decode::<LANES>(bytes, |l| out.push(Head::from_lanes(l)))
+    }
+
     /// The head [`Head::encode`] wrote. Fields are read at fixed offsets of a fixed-size array, so that
     /// no read is bounds-checked: every pass over heads on disk decodes each of them.
     fn decode(bytes: &[u8]) -> Head {
@@ -160,6 +169,65 @@ impl Record for Head {
             rule,
             message_offset,
             kind,
+            component: pick(codes[0], COMPONENTS.len()).map_or(Component::Any, |c| COMPONENTS[c]),
+            node_from: pick(codes[1], NODE_SOURCES.len()).map(|c| NODE_SOURCES[c]),
+            level: pick(codes[2], Level::ALL.len()).map(|c| Level::ALL[c]),
+            has_date: codes[3] == 1,
+        }
+    }
+}
+
+/// A head's lanes in a chunk on disk ([`crate::lanes`]): what one input's heads share (input, node,
+/// thread, rule, codes) packs to nothing, what grows slowly (line, offset, time, data) to a few bytes.
+const LANES: usize = 13;
+
+/// The sign bit flipped, so that times before and after 1970 keep their order as unsigned lanes.
+const SIGN: u64 = 1 << 63;
+
+impl Head {
+    fn lanes(&self) -> [u64; LANES] {
+        let codes = u32::from_le_bytes([
+            code_of(Some(self.component), &COMPONENTS),
+            code_of(self.node_from, &NODE_SOURCES),
+            code_of(self.level, &Level::ALL),
+            u8::from(self.has_date),
+        ]);
+        [
+            u64::from(self.span.input),
+            self.span.line,
+            self.span.byte_offset,
+            self.span.byte_len,
+            self.millis as u64 ^ SIGN,
+            self.excerpt_hash,
+            self.data,
+            // No node (u32::MAX) is 0, next to the node numbers that follow.
+            u64::from(self.node.wrapping_add(1)),
+            u64::from(self.thread),
+            u64::from(self.rule),
+            u64::from(self.message_offset),
+            self.kind.index() as u64,
+            u64::from(codes),
+        ]
+    }
+
+    fn from_lanes(l: [u64; LANES]) -> Head {
+        let codes = (l[12] as u32).to_le_bytes();
+        let pick = |code: u8, n: usize| (code as usize).checked_sub(1).filter(|&c| c < n);
+        Head {
+            span: Span {
+                input: l[0] as u32,
+                line: l[1],
+                byte_offset: l[2],
+                byte_len: l[3],
+            },
+            millis: (l[4] ^ SIGN) as i64,
+            excerpt_hash: l[5],
+            data: l[6],
+            node: (l[7] as u32).wrapping_sub(1),
+            thread: l[8] as u32,
+            rule: l[9] as u32,
+            message_offset: l[10] as u32,
+            kind: EventKind::at(l[11] as u16),
             component: pick(codes[0], COMPONENTS.len()).map_or(Component::Any, |c| COMPONENTS[c]),
             node_from: pick(codes[1], NODE_SOURCES.len()).map(|c| NODE_SOURCES[c]),
             level: pick(codes[2], Level::ALL.len()).map(|c| Level::ALL[c]),

@@ -30,6 +30,7 @@ pub mod grammar;
 pub mod happens_before;
 pub mod head_run;
 pub mod input;
+pub mod lanes;
 pub mod layout;
 pub mod lifecycle;
 pub mod live;

@@ -23,6 +23,31 @@ pub trait Record: Copy + PartialEq + std::fmt::Debug {
     const CHUNK: usize = CHUNK;
     fn encode(&self, out: &mut [u8]);
     fn decode(bytes: &[u8]) -> Self;
+
+    /// Appends a full chunk's records in their form on disk: by default each in [`Record::BYTES`] bytes; a
+    /// record may pack a chunk tighter ([`crate::lanes`]).
+    fn encode_chunk(records: &[Self], out: &mut Vec<u8>) {
+        let start = out.len();
+        out.resize(start + records.len() * Self::BYTES, 0);
+        for (r, bytes) in records
+            .iter()
+            .zip(out[start..].chunks_exact_mut(Self::BYTES))
+        {
+            r.encode(bytes);
+        }
+    }
+
+    /// Appends to `out` the records of a chunk [`Record::encode_chunk`] wrote (the bytes may run on past
+    /// them: a chunk written back in place may be shorter than the one it replaced).
+    fn decode_chunk(bytes: &[u8], out: &mut Vec<Self>) -> Result<(), crate::lanes::Malformed> {
+        out.extend(
+            bytes
+                .chunks_exact(Self::BYTES)
+                .take(Self::CHUNK)
+                .map(Self::decode),
+        );
+        Ok(())
+    }
 }
 
 impl Record for u32 {
@@ -55,8 +80,15 @@ const fn chunk_bytes<T: Record>() -> usize {
 #[derive(Debug)]
 enum Chunk<T> {
     Memory(Vec<T>),
-    /// `T::CHUNK` records at this offset of the run's file.
-    Disk(u64),
+    /// `T::CHUNK` records in the run's file ([`Record::encode_chunk`]), where it was first written.
+    Disk(Place),
+}
+
+/// Where a chunk's bytes are in its run's file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Place {
+    at: u64,
+    len: u32,
 }
 
 /// Bytes every run's cache holds decoded.
@@ -73,6 +105,11 @@ pub fn disk_chunks() -> (usize, usize) {
         READS.load(Ordering::Relaxed),
         WRITES.load(Ordering::Relaxed),
     )
+}
+
+thread_local! {
+    /// The bytes of the chunk a thread read last ([`Run::read_chunk`]).
+    static READ_BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// A chunk read from the file, decoded.
@@ -97,6 +134,20 @@ struct Cache<T: Record> {
     clock: u64,
     /// The slot used last: reads go forwards, so most reads are of its chunk.
     last: usize,
+    /// Chunks written back longer than they were first written: they moved to the end of the file.
+    moved: rustc_hash::FxHashMap<usize, Place>,
+    /// Bytes in the run's file.
+    file_len: u64,
+}
+
+impl<T: Record> Cache<T> {
+    /// Where chunk `c` (first written at `first`) is now.
+    fn place(&self, c: usize, first: Place) -> Place {
+        if self.moved.is_empty() {
+            return first;
+        }
+        self.moved.get(&c).copied().unwrap_or(first)
+    }
 }
 
 impl<T: Record> Drop for Cache<T> {
@@ -111,7 +162,6 @@ pub struct Run<T: Record> {
     chunks: Vec<Chunk<T>>,
     len: usize,
     file: Option<Arc<File>>,
-    file_len: u64,
     cache: Mutex<Cache<T>>,
     /// Spill every full chunk whatever the budget (tests of the disk path).
     always_spill: bool,
@@ -127,12 +177,13 @@ impl<T: Record> Default for Run<T> {
             chunks: Vec::new(),
             len: 0,
             file: None,
-            file_len: 0,
             cache: Mutex::new(Cache {
                 slots: Vec::new(),
                 by_chunk: Default::default(),
                 clock: 0,
                 last: 0,
+                moved: Default::default(),
+                file_len: 0,
             }),
             always_spill: false,
             cache_chunks: None,
@@ -235,14 +286,22 @@ impl<T: Record> Run<T> {
         let Some(file) = &self.file else { return };
         let bytes = encode(records);
         WRITES.fetch_add(1, Ordering::Relaxed);
-        if file.write_all_at(&bytes, self.file_len).is_err() {
+        let file_len = &mut self
+            .cache
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .file_len;
+        if file.write_all_at(&bytes, *file_len).is_err() {
             // A full disk: this chunk stays in memory.
             return;
         }
-        let at = self.file_len;
-        self.file_len += bytes.len() as u64;
+        let place = Place {
+            at: *file_len,
+            len: bytes.len() as u32,
+        };
+        *file_len += bytes.len() as u64;
         if let Some(last) = self.chunks.last_mut() {
-            *last = Chunk::Disk(at);
+            *last = Chunk::Disk(place);
         }
         IN_MEMORY.fetch_sub(chunk_bytes::<T>(), Ordering::Relaxed);
     }
@@ -312,28 +371,34 @@ impl<T: Record> Run<T> {
     /// each chunk once, so a chunk the cache does not hold is read from the file and not cached (the cache
     /// keeps what random reads and writes need).
     pub fn chunk(&self, c: usize) -> std::borrow::Cow<'_, [T]> {
-        let at = match &self.chunks[c] {
+        let first = match &self.chunks[c] {
             Chunk::Memory(records) => return std::borrow::Cow::Borrowed(records),
-            Chunk::Disk(at) => *at,
+            Chunk::Disk(place) => *place,
         };
-        {
+        let place = {
             let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
             if let Some(&s) = cache.by_chunk.get(&c) {
                 return std::borrow::Cow::Owned(cache.slots[s].records.clone());
             }
-        }
-        std::borrow::Cow::Owned(self.read_chunk(at))
+            cache.place(c, first)
+        };
+        std::borrow::Cow::Owned(self.read_chunk(place))
     }
 
-    /// The chunk at `at` of the file, decoded.
-    fn read_chunk(&self, at: u64) -> Vec<T> {
+    /// The chunk at `place` of the file, decoded.
+    fn read_chunk(&self, place: Place) -> Vec<T> {
         self.reads.fetch_add(1, Ordering::Relaxed);
         READS.fetch_add(1, Ordering::Relaxed);
         let file = self.file.as_ref().expect("a chunk on disk has a file");
-        let mut bytes = vec![0u8; T::CHUNK * T::BYTES];
-        file.read_exact_at(&mut bytes, at)
-            .expect("reading back a spill file");
-        bytes.chunks_exact(T::BYTES).map(T::decode).collect()
+        // One buffer per thread for the bytes: a fresh zeroed one per chunk cost as much as the read.
+        READ_BUFFER.with_borrow_mut(|bytes| {
+            bytes.resize(place.len as usize, 0);
+            file.read_exact_at(bytes, place.at)
+                .expect("reading back a spill file");
+            let mut records = Vec::with_capacity(T::CHUNK);
+            T::decode_chunk(bytes, &mut records).expect("a spill file's chunk as it was written");
+            records
+        })
     }
 
     /// The run of the records for which `keep` holds, in order (`keep` is given each record's index too).
@@ -351,7 +416,7 @@ impl<T: Record> Run<T> {
 
     /// Calls `f` with chunk `c` (on disk) read into the cache, and whether it was written since.
     fn with_cached<R>(&self, c: usize, f: impl FnOnce(&mut Vec<T>, &mut bool) -> R) -> R {
-        let Chunk::Disk(at) = self.chunks[c] else {
+        let Chunk::Disk(first) = self.chunks[c] else {
             unreachable!("only chunks on disk are cached")
         };
         let mut guard = self.cache.lock().unwrap_or_else(|p| p.into_inner());
@@ -369,7 +434,7 @@ impl<T: Record> Run<T> {
                     };
                     let fresh = Slot {
                         chunk: c,
-                        records: self.read_chunk(at),
+                        records: self.read_chunk(cache.place(c, first)),
                         dirty: false,
                         used: 0,
                     };
@@ -381,7 +446,7 @@ impl<T: Record> Run<T> {
                             let old = std::mem::replace(&mut cache.slots[s], fresh);
                             cache.by_chunk.remove(&old.chunk);
                             if old.dirty {
-                                self.write_back(old.chunk, &old.records);
+                                self.write_back(cache, old.chunk, &old.records);
                             }
                             s
                         }
@@ -402,22 +467,32 @@ impl<T: Record> Run<T> {
         f(&mut entry.records, &mut entry.dirty)
     }
 
-    fn write_back(&self, c: usize, records: &[T]) {
-        let Chunk::Disk(at) = self.chunks[c] else {
+    /// Writes chunk `c` back: where it was, or at the end of the file when it no longer fits there (a
+    /// packed chunk grows when a value leaves its lane's range).
+    fn write_back(&self, cache: &mut Cache<T>, c: usize, records: &[T]) {
+        let Chunk::Disk(first) = self.chunks[c] else {
             return;
         };
         let file = self.file.as_ref().expect("a chunk on disk has a file");
+        let bytes = encode(records);
+        let mut place = cache.place(c, first);
+        if bytes.len() > place.len as usize {
+            place = Place {
+                at: cache.file_len,
+                len: bytes.len() as u32,
+            };
+            cache.file_len += bytes.len() as u64;
+            cache.moved.insert(c, place);
+        }
         WRITES.fetch_add(1, Ordering::Relaxed);
-        file.write_all_at(&encode(records), at)
+        file.write_all_at(&bytes, place.at)
             .expect("writing back to a spill file");
     }
 }
 
 fn encode<T: Record>(records: &[T]) -> Vec<u8> {
-    let mut out = vec![0u8; records.len() * T::BYTES];
-    for (r, bytes) in records.iter().zip(out.chunks_exact_mut(T::BYTES)) {
-        r.encode(bytes);
-    }
+    let mut out = Vec::new();
+    T::encode_chunk(records, &mut out);
     out
 }
 
@@ -452,6 +527,68 @@ mod tests {
                 assert_eq!(run.get(c * U32_CHUNK + k), (c * U32_CHUNK + k) as u32);
             }
         }
+    }
+
+    /// A record packed by lanes ([`crate::lanes`]): a chunk of equal values takes a few bytes on disk.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Packed(u64);
+
+    impl Record for Packed {
+        const BYTES: usize = 8;
+        fn encode(&self, out: &mut [u8]) {
+            out.copy_from_slice(&self.0.to_le_bytes());
+        }
+        fn decode(bytes: &[u8]) -> Packed {
+            Packed(u64::from_le_bytes(bytes.try_into().expect("8 bytes")))
+        }
+        fn encode_chunk(records: &[Packed], out: &mut Vec<u8>) {
+            let lanes: Vec<[u64; 1]> = records.iter().map(|r| [r.0]).collect();
+            crate::lanes::encode(&lanes, out);
+        }
+        fn decode_chunk(
+            bytes: &[u8],
+            out: &mut Vec<Packed>,
+        ) -> Result<(), crate::lanes::Malformed> {
+            crate::lanes::decode::<1>(bytes, |[v]| out.push(Packed(v)))
+        }
+    }
+
+    #[test]
+    fn a_packed_chunk_written_back_longer_moves_to_the_end_of_the_file_and_reads_back() {
+        let mut run: Run<Packed> = Run::spilling();
+        // Chunk 2 holds values 0 to 199 (a byte each), the others 7 (no byte).
+        let first = |i: usize| Packed(if i / CHUNK == 2 { (i % 200) as u64 } else { 7 });
+        for i in 0..4 * CHUNK {
+            run.push(first(i));
+        }
+        assert_eq!(run.on_disk(), 4 * CHUNK);
+        let file_len = |run: &Run<Packed>| run.cache.lock().unwrap().file_len;
+        let packed_len = file_len(&run);
+        assert!(packed_len < 4 * (CHUNK * 8) as u64, "equal values pack");
+        // Chunk 1 grows (a value far from the others), chunk 2 keeps its size (a value in its range);
+        // reading chunks 0 and 3 pushes both out of the two-chunk cache.
+        run.set(CHUNK + 5, Packed(u64::MAX));
+        run.set(2 * CHUNK, Packed(8));
+        for i in [0, 3 * CHUNK, 0] {
+            assert_eq!(run.get(i), Packed(7));
+        }
+        let moved = run.cache.lock().unwrap().moved.clone();
+        assert_eq!(moved.keys().copied().collect::<Vec<_>>(), vec![1]);
+        assert_eq!(moved[&1].at, packed_len, "appended at the end of the file");
+        let want = |i: usize| match i {
+            i if i == CHUNK + 5 => Packed(u64::MAX),
+            i if i == 2 * CHUNK => Packed(8),
+            _ => first(i),
+        };
+        assert!(run.iter().enumerate().all(|(i, r)| r == want(i)));
+        for i in (0..4 * CHUNK).rev() {
+            assert_eq!(run.get(i), want(i), "record {i}");
+        }
+        assert_eq!(
+            run.chunk(1)[5],
+            Packed(u64::MAX),
+            "a pass reads the moved chunk"
+        );
     }
 
     #[test]
