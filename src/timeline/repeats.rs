@@ -110,9 +110,9 @@ pub(super) fn drop_repeated_story(
 ///
 /// Every record is keyed by one hash of node, time, thread and line, and the keys are sorted: of the records
 /// with one key, the first (by input, then place in it) stays. Past their share of the memory budget the
-/// keys are sorted in parts, by their hash's top bits: the hashes go to a file once, and each part is
-/// gathered from one read of it ([`KeyHashes`]), so the pass holds one part's keys and a bit per record,
-/// not a map entry per record.
+/// keys are sorted in parts, by their hash's top bits: each key goes to its part's blocks of a temporary
+/// file once, and each part is read back alone ([`KeyHashes`]), so the pass holds one part's keys and a bit
+/// per record, not a map entry per record.
 pub(super) fn drop_repeated_records(inputs: &mut [InputStats], per_input: &mut [InputEvents]) {
     let total: usize = per_input.iter().map(InputEvents::len).sum();
     let parts = (total * KEY_BYTES)
@@ -156,7 +156,7 @@ pub(super) fn drop_repeated_records(inputs: &mut [InputStats], per_input: &mut [
 /// Bytes of one record's key: hash, input, place.
 const KEY_BYTES: usize = 16;
 
-/// At most this many parts the keys are sorted in (each part reads the hashes' file through once).
+/// At most this many parts the keys are sorted in (each has a buffer while the keys are made).
 const MAX_PARTS: usize = 256;
 
 /// For each input with repeated records: a bit per record (set: a repeat) and the inputs that told them first.
@@ -168,9 +168,9 @@ fn repeated_records(per_input: &[InputEvents], parts: usize) -> Repeats {
     repeated_records_by(per_input, KeyHashes::new(parts))
 }
 
-/// [`repeated_records`] with the keys' hashes kept by `hashes` (in memory again if its file fails).
-fn repeated_records_by(per_input: &[InputEvents], hashes: KeyHashes) -> Repeats {
-    sorted_repeats(per_input, hashes).unwrap_or_else(|e| {
+/// [`repeated_records`] with the keys kept by `keys` (in memory again if its file fails).
+fn repeated_records_by(per_input: &[InputEvents], keys: KeyHashes) -> Repeats {
+    sorted_repeats(per_input, keys).unwrap_or_else(|e| {
         crate::timings::note(&format!(
             "repeated records: the keys' temporary file failed ({e}); sorted in memory"
         ));
@@ -178,8 +178,8 @@ fn repeated_records_by(per_input: &[InputEvents], hashes: KeyHashes) -> Repeats 
     })
 }
 
-/// The repeated records of every input, the keys' hashes kept by `hashes`.
-fn sorted_repeats(per_input: &[InputEvents], mut hashes: KeyHashes) -> std::io::Result<Repeats> {
+/// The repeated records of every input, the keys kept by `keys`.
+fn sorted_repeats(per_input: &[InputEvents], mut keys: KeyHashes) -> std::io::Result<Repeats> {
     use std::hash::{Hash, Hasher};
     for events in per_input {
         // Names, not numbers: node and thread numbers are the input's own. Each name is hashed once.
@@ -196,43 +196,69 @@ fn sorted_repeats(per_input: &[InputEvents], mut hashes: KeyHashes) -> std::io::
             h.time().map(|t| t.millis).hash(&mut hasher);
             threads[h.thread as usize].hash(&mut hasher);
             h.excerpt_hash.hash(&mut hasher);
-            hashes.push(hasher.finish())?;
+            keys.push(hasher.finish())?;
         }
     }
     let lens: Vec<usize> = per_input.iter().map(InputEvents::len).collect();
+    // Where each input's records start in the numbering of all records, input by input.
+    let starts: Vec<usize> = lens
+        .iter()
+        .scan(0, |next, &len| {
+            let start = *next;
+            *next += len;
+            Some(start)
+        })
+        .collect();
+    let place = |record: u32| {
+        let input = starts.partition_point(|&s| s <= record as usize) - 1;
+        (input, record as usize - starts[input])
+    };
     let mut found: Repeats = (0..per_input.len()).map(|_| None).collect();
-    hashes.each_part(&lens, |keys| {
-        // In place on every CPU; the keys are distinct, so any sort gives the same order.
+    keys.each_part(|keys| {
+        // In place on every CPU; the keys are distinct, so any sort gives the same order: by hash, then by
+        // record, so that the first of a group is the one told first.
         rayon::slice::ParallelSliceMut::par_sort_unstable(keys.as_mut_slice());
-        for group in keys.chunk_by(|a, b| a.0 == b.0) {
-            let first = group[0].1;
-            for &(_, input, at) in &group[1..] {
-                let len = lens[input as usize];
-                let (bits, from) = found[input as usize]
-                    .get_or_insert_with(|| (vec![0; len.div_ceil(64)], Default::default()));
-                bits[at as usize / 64] |= 1 << (at % 64);
-                from.insert(first);
+        for group in keys.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
+            let (first, _) = place(group[0].1);
+            for &(_, record) in &group[1..] {
+                let (input, at) = place(record);
+                let (bits, from) = found[input]
+                    .get_or_insert_with(|| (vec![0; lens[input].div_ceil(64)], Default::default()));
+                bits[at / 64] |= 1 << (at % 64);
+                from.insert(first as u32);
             }
         }
     })?;
     Ok(found)
 }
 
-/// Every record's key hash, in record order (input by input): in memory when the keys are sorted in one
-/// part, else in a temporary file that each part is gathered from, read through once. Each part holds every
-/// key whose hash's top bits are its own: (hash, input, place), sorted in memory.
-///
-/// The file holds 8 bytes a record and is written once: writing each part's 16-byte keys to a file of its
-/// own wrote twice as much, and on a 4.8 GB log that write (into pages the kernel had to find and clear) was
-/// half of this phase.
+/// Every record's key: the hash of what makes it a repeat, and its number (records numbered input by
+/// input). Sorted in one part in memory, or, past the budget, in parts by the hash's top bits: each key
+/// goes to its part's buffer as it is made, and a full buffer is written as a block of one temporary file,
+/// so that each part is read back once, alone (reading every key once per part grew with the square of
+/// the log).
 struct KeyHashes {
     parts: usize,
-    memory: Vec<u64>,
-    file: Option<std::io::BufWriter<std::fs::File>>,
+    /// One part: every key in memory.
+    memory: Vec<(u64, u32)>,
+    file: Option<PartFile>,
+    /// The next record's number.
+    next: u32,
 }
 
-/// Bytes read from the hashes' file at once.
-const HASHES_READ: usize = 1 << 20;
+/// The parts' keys past the budget: a buffer per part, and the blocks each part wrote to the file.
+struct PartFile {
+    file: std::fs::File,
+    len: u64,
+    buffers: Vec<Vec<u8>>,
+    /// Per part: (offset, bytes) of each of its blocks in the file.
+    blocks: Vec<Vec<(u64, usize)>>,
+    /// Bytes a part's buffer holds before it is written.
+    block_bytes: usize,
+}
+
+/// Bytes of a key in the file: hash, record number.
+const FILE_KEY_BYTES: usize = 12;
 
 impl KeyHashes {
     fn new(parts: usize) -> KeyHashes {
@@ -240,118 +266,93 @@ impl KeyHashes {
         let file = (parts > 1)
             .then(|| tempfile::tempfile().ok())
             .flatten()
-            .map(|f| std::io::BufWriter::with_capacity(HASHES_READ, f));
+            .map(|file| {
+                // The buffers together hold at most a sixteenth of the budget, and at most 1 MiB each.
+                let share = crate::memory::budget() / 16 / parts;
+                let block_bytes = share.clamp(4 << 10, 1 << 20) / FILE_KEY_BYTES * FILE_KEY_BYTES;
+                PartFile {
+                    file,
+                    len: 0,
+                    buffers: vec![Vec::new(); parts],
+                    blocks: vec![Vec::new(); parts],
+                    block_bytes,
+                }
+            });
         KeyHashes {
             parts: if file.is_some() { parts } else { 1 },
             memory: Vec::new(),
             file,
+            next: 0,
         }
     }
 
+    /// The part a hash is sorted in.
+    fn part_of(&self, hash: u64) -> usize {
+        ((hash >> 32) as usize * self.parts) >> 32
+    }
+
+    /// Adds the next record's key.
     fn push(&mut self, hash: u64) -> std::io::Result<()> {
-        use std::io::Write;
-        match &mut self.file {
-            Some(f) => f.write_all(&hash.to_le_bytes()),
-            None => {
-                self.memory.push(hash);
-                Ok(())
-            }
+        let record = self.next;
+        self.next += 1;
+        let part = self.part_of(hash);
+        let Some(f) = &mut self.file else {
+            self.memory.push((hash, record));
+            return Ok(());
+        };
+        let buffer = &mut f.buffers[part];
+        buffer.extend_from_slice(&hash.to_le_bytes());
+        buffer.extend_from_slice(&record.to_le_bytes());
+        if buffer.len() >= f.block_bytes {
+            f.write_block(part)?;
         }
+        Ok(())
     }
 
-    /// Calls `f` with each part's keys: (hash, input, place in it), `lens` being the inputs' record counts
-    /// (the records are numbered input by input). An error if the file could not be written or read back.
-    fn each_part(
-        self,
-        lens: &[usize],
-        mut f: impl FnMut(&mut Vec<(u64, u32, u32)>),
-    ) -> std::io::Result<()> {
-        use std::io::Seek;
-        let parts = self.parts;
-        let part_of = |hash: u64| ((hash >> 32) as usize * parts) >> 32;
-        // One vector for every part, so that each part reuses the memory the one before it had.
-        let mut keys: Vec<(u64, u32, u32)> = Vec::new();
-        let mut file = match self.file {
-            Some(f) => Some(f.into_inner().map_err(|e| e.into_error())?),
-            None => None,
+    /// Calls `f` with each part's keys (hash, record number). An error if the file could not be written or
+    /// read back.
+    fn each_part(self, mut f: impl FnMut(&mut Vec<(u64, u32)>)) -> std::io::Result<()> {
+        let Some(mut file) = self.file else {
+            let mut keys = self.memory;
+            f(&mut keys);
+            return Ok(());
         };
-        let mut bytes = vec![0u8; if file.is_some() { HASHES_READ } else { 0 }];
-        for part in 0..parts {
+        // One vector for every part, so that each part reuses the memory the one before it had.
+        let mut keys: Vec<(u64, u32)> = Vec::new();
+        let mut bytes = Vec::new();
+        for part in 0..self.parts {
             keys.clear();
-            let mut place = Place::new(lens);
-            let mut keep = |hash: u64| {
-                let (input, at) = place.next();
-                if part_of(hash) == part {
-                    keys.push((hash, input, at));
-                }
-            };
-            match &mut file {
-                None => self.memory.iter().for_each(|&h| keep(h)),
-                Some(file) => {
-                    file.rewind()?;
-                    loop {
-                        let n = read_whole_hashes(file, &mut bytes)?;
-                        if n == 0 {
-                            break;
-                        }
-                        for b in bytes[..n].chunks_exact(8) {
-                            keep(u64::from_le_bytes(b.try_into().expect("8 bytes")));
-                        }
-                    }
-                }
+            for &(at, len) in &file.blocks[part] {
+                bytes.resize(len, 0);
+                std::os::unix::fs::FileExt::read_exact_at(&file.file, &mut bytes, at)?;
+                keys.extend(bytes.chunks_exact(FILE_KEY_BYTES).map(key_of));
             }
+            keys.extend(file.buffers[part].chunks_exact(FILE_KEY_BYTES).map(key_of));
+            file.buffers[part] = Vec::new();
             f(&mut keys);
         }
         Ok(())
     }
 }
 
-/// Reads as many whole hashes (8 bytes each) as fit in `buf`; 0 at the end of the file.
-fn read_whole_hashes(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
-    use std::io::Read;
-    let mut n = 0;
-    while n < buf.len() {
-        match file.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    if n % 8 != 0 {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::UnexpectedEof,
-            "the keys' temporary file ends inside a hash",
-        ));
-    }
-    Ok(n)
+/// A key as the file holds it: hash, then record number, little-endian.
+fn key_of(bytes: &[u8]) -> (u64, u32) {
+    let (hash, record) = bytes.split_at(8);
+    (
+        u64::from_le_bytes(hash.try_into().expect("8 bytes")),
+        u32::from_le_bytes(record.try_into().expect("4 bytes")),
+    )
 }
 
-/// The (input, place in it) of records numbered input by input, one after the other.
-struct Place<'a> {
-    lens: &'a [usize],
-    input: usize,
-    at: usize,
-}
-
-impl<'a> Place<'a> {
-    fn new(lens: &'a [usize]) -> Place<'a> {
-        Place {
-            lens,
-            input: 0,
-            at: 0,
-        }
-    }
-
-    /// The next record's place.
-    fn next(&mut self) -> (u32, u32) {
-        while self.input < self.lens.len() && self.at >= self.lens[self.input] {
-            self.input += 1;
-            self.at = 0;
-        }
-        let place = (self.input as u32, self.at as u32);
-        self.at += 1;
-        place
+impl PartFile {
+    /// Writes part `part`'s buffer as a block at the end of the file.
+    fn write_block(&mut self, part: usize) -> std::io::Result<()> {
+        let buffer = &mut self.buffers[part];
+        std::os::unix::fs::FileExt::write_all_at(&self.file, buffer, self.len)?;
+        self.blocks[part].push((self.len, buffer.len()));
+        self.len += buffer.len() as u64;
+        buffer.clear();
+        Ok(())
     }
 }
 
@@ -361,7 +362,7 @@ mod tests {
     use crate::monitor::testkit::ev;
     use crate::vocab::EventKind;
 
-    /// Hashes for `parts` parts whose file is `/dev/full`: every write fails as on a full disk.
+    /// Keys for `parts` parts whose file is `/dev/full`: every write fails as on a full disk.
     fn hashes_on_a_full_disk(parts: usize) -> KeyHashes {
         let full = std::fs::OpenOptions::new()
             .read(true)
@@ -371,7 +372,14 @@ mod tests {
         KeyHashes {
             parts,
             memory: Vec::new(),
-            file: Some(std::io::BufWriter::with_capacity(8 << 10, full)),
+            file: Some(PartFile {
+                file: full,
+                len: 0,
+                buffers: vec![Vec::new(); parts],
+                blocks: vec![Vec::new(); parts],
+                block_bytes: 8 * FILE_KEY_BYTES,
+            }),
+            next: 0,
         }
     }
 
