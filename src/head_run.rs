@@ -34,10 +34,7 @@ pub struct Head {
     pub(crate) has_date: bool,
 }
 
-/// Bytes of a head on disk ([`Head::encode`]).
-pub const HEAD_BYTES: usize = 74;
-
-/// Where a head's node came from, as one byte on disk (0: none).
+/// Where a head's node came from, as one code on disk (0: none).
 pub(crate) const NODE_SOURCES: [NodeSource; 9] = [
     NodeSource::Cli,
     NodeSource::FileName,
@@ -96,35 +93,6 @@ impl Head {
 pub type HeadRun = Run<Head>;
 
 impl Record for Head {
-    const BYTES: usize = HEAD_BYTES;
-
-    /// Writes the head into `out` ([`HEAD_BYTES`] bytes), little-endian, field by field.
-    fn encode(&self, out: &mut [u8]) {
-        let mut at = 0;
-        let mut put = |bytes: &[u8]| {
-            out[at..at + bytes.len()].copy_from_slice(bytes);
-            at += bytes.len();
-        };
-        put(&self.span.input.to_le_bytes());
-        put(&self.span.line.to_le_bytes());
-        put(&self.span.byte_offset.to_le_bytes());
-        put(&self.span.byte_len.to_le_bytes());
-        put(&self.millis.to_le_bytes());
-        put(&self.excerpt_hash.to_le_bytes());
-        put(&self.data.to_le_bytes());
-        put(&self.node.to_le_bytes());
-        put(&self.thread.to_le_bytes());
-        put(&self.rule.to_le_bytes());
-        put(&self.message_offset.to_le_bytes());
-        put(&(self.kind.index() as u16).to_le_bytes());
-        put(&[
-            code_of(Some(self.component), &COMPONENTS),
-            code_of(self.node_from, &NODE_SOURCES),
-            code_of(self.level, &Level::ALL),
-            u8::from(self.has_date),
-        ]);
-    }
-
     fn encode_chunk(records: &[Head], out: &mut Vec<u8>) {
         let lanes: Vec<[u64; LANES]> = records.iter().map(Head::lanes).collect();
         crate::lanes::encode(&lanes, out);
@@ -132,48 +100,6 @@ impl Record for Head {
 
     fn decode_chunk(bytes: &[u8], out: &mut Vec<Head>) -> Result<(), crate::lanes::Malformed> {
         crate::lanes::decode::<LANES>(bytes, |l| out.push(Head::from_lanes(l)))
-    }
-
-    /// The head [`Head::encode`] wrote. Fields are read at fixed offsets of a fixed-size array, so that
-    /// no read is bounds-checked: every pass over heads on disk decodes each of them.
-    fn decode(bytes: &[u8]) -> Head {
-        let b: &[u8; HEAD_BYTES] = bytes.try_into().expect("a head's bytes");
-        let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-        let u64_at = |i: usize| u64::from(u32_at(i)) | u64::from(u32_at(i + 4)) << 32;
-        let input = u32_at(0);
-        let line = u64_at(4);
-        let byte_offset = u64_at(12);
-        let byte_len = u64_at(20);
-        let millis = u64_at(28) as i64;
-        let excerpt_hash = u64_at(36);
-        let data = u64_at(44);
-        let node = u32_at(52);
-        let thread = u32_at(56);
-        let rule = u32_at(60);
-        let message_offset = u32_at(64);
-        let kind = EventKind::at(u16::from_le_bytes([b[68], b[69]]));
-        let codes = [b[70], b[71], b[72], b[73]];
-        let pick = |code: u8, n: usize| (code as usize).checked_sub(1).filter(|&c| c < n);
-        Head {
-            span: Span {
-                input,
-                line,
-                byte_offset,
-                byte_len,
-            },
-            millis,
-            excerpt_hash,
-            data,
-            node,
-            thread,
-            rule,
-            message_offset,
-            kind,
-            component: pick(codes[0], COMPONENTS.len()).map_or(Component::Any, |c| COMPONENTS[c]),
-            node_from: pick(codes[1], NODE_SOURCES.len()).map(|c| NODE_SOURCES[c]),
-            level: pick(codes[2], Level::ALL.len()).map(|c| Level::ALL[c]),
-            has_date: codes[3] == 1,
-        }
     }
 }
 

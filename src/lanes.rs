@@ -36,11 +36,10 @@ pub fn encode<const N: usize>(records: &[[u64; N]], out: &mut Vec<u8>) {
     out.reserve(header_bytes(N) + records.len() * N * 8);
     out.extend_from_slice(&count.to_le_bytes());
     let mut width = [0usize; N];
+    if records.is_empty() {
+        min = [0; N];
+    }
     for l in 0..N {
-        if records.is_empty() {
-            min[l] = 0;
-            max[l] = 0;
-        }
         width[l] = width_of(max[l] - min[l]);
         out.push(width[l] as u8);
         out.extend_from_slice(&min[l].to_le_bytes());

@@ -16,52 +16,37 @@ use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// A record a [`Run`] keeps: copied in and out, and written to disk as [`Record::BYTES`] bytes.
+/// A record a [`Run`] keeps: copied in and out, and written to disk a chunk at a time.
 pub trait Record: Copy + PartialEq + std::fmt::Debug {
-    const BYTES: usize;
     /// Records per chunk: what a pass reads from disk at once.
     const CHUNK: usize = CHUNK;
-    fn encode(&self, out: &mut [u8]);
-    fn decode(bytes: &[u8]) -> Self;
 
-    /// Appends a full chunk's records in their form on disk: by default each in [`Record::BYTES`] bytes; a
-    /// record may pack a chunk tighter ([`crate::lanes`]).
-    fn encode_chunk(records: &[Self], out: &mut Vec<u8>) {
-        let start = out.len();
-        out.resize(start + records.len() * Self::BYTES, 0);
-        for (r, bytes) in records
-            .iter()
-            .zip(out[start..].chunks_exact_mut(Self::BYTES))
-        {
-            r.encode(bytes);
-        }
-    }
+    /// Appends a full chunk's records in their form on disk (the heads pack theirs by [`crate::lanes`]).
+    fn encode_chunk(records: &[Self], out: &mut Vec<u8>);
 
     /// Appends to `out` the records of a chunk [`Record::encode_chunk`] wrote (the bytes may run on past
     /// them: a chunk written back in place may be shorter than the one it replaced).
-    fn decode_chunk(bytes: &[u8], out: &mut Vec<Self>) -> Result<(), crate::lanes::Malformed> {
-        out.extend(
-            bytes
-                .chunks_exact(Self::BYTES)
-                .take(Self::CHUNK)
-                .map(Self::decode),
-        );
-        Ok(())
-    }
+    fn decode_chunk(bytes: &[u8], out: &mut Vec<Self>) -> Result<(), crate::lanes::Malformed>;
 }
 
 impl Record for u32 {
-    const BYTES: usize = 4;
     /// 16 KiB on disk: the merged order is read in passes (one read per chunk), and 256 of them (1 KiB) made
     /// a pass a read call per 256 events.
     const CHUNK: usize = 4096;
 
-    fn encode(&self, out: &mut [u8]) {
-        out.copy_from_slice(&self.to_le_bytes());
+    /// Four bytes each, little-endian: a chunk written back keeps its size.
+    fn encode_chunk(records: &[u32], out: &mut Vec<u8>) {
+        out.extend(records.iter().flat_map(|r| r.to_le_bytes()));
     }
 
-    fn decode(bytes: &[u8]) -> u32 {
-        u32::from_le_bytes(bytes.try_into().expect("4 bytes"))
+    fn decode_chunk(bytes: &[u8], out: &mut Vec<u32>) -> Result<(), crate::lanes::Malformed> {
+        out.extend(
+            bytes
+                .chunks_exact(4)
+                .take(Self::CHUNK)
+                .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))),
+        );
+        Ok(())
     }
 }
 
@@ -534,13 +519,6 @@ mod tests {
     struct Packed(u64);
 
     impl Record for Packed {
-        const BYTES: usize = 8;
-        fn encode(&self, out: &mut [u8]) {
-            out.copy_from_slice(&self.0.to_le_bytes());
-        }
-        fn decode(bytes: &[u8]) -> Packed {
-            Packed(u64::from_le_bytes(bytes.try_into().expect("8 bytes")))
-        }
         fn encode_chunk(records: &[Packed], out: &mut Vec<u8>) {
             let lanes: Vec<[u64; 1]> = records.iter().map(|r| [r.0]).collect();
             crate::lanes::encode(&lanes, out);
